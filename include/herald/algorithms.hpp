@@ -1,0 +1,53 @@
+// The table of broadcast algorithms: canonical names, defaults, and the generators behind them.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+#include <climits>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace herald {
+
+// The largest byte count one MPI message may carry: counts are ints.
+inline constexpr std::size_t max_message_bytes = INT_MAX;
+
+struct AlgorithmInfo {
+  std::string_view name;     // canonical name, used by the API, the CLI and the docs
+  std::string_view summary;  // one line for --help and the docs
+  Parameters defaults;       // used where the caller leaves a parameter at zero
+  bool reads_segment = false;  // the parameters the algorithm reads; others are ignored
+  bool reads_fanout = false;
+  bool reads_radix = false;
+  // true: the program is "receive, then send", executed with blocking MPI_Recv/MPI_Send (seed 001's sBBT).
+  bool blocking = false;
+  // Builds the steps of one rank. Called with parameters already defaulted and validated.
+  Program (*program)(const Problem& problem, int rank) = nullptr;
+};
+
+// Every schedule-generating algorithm, in the order the docs list them. (`native`, the installed MPI's own
+// MPI_Bcast, is not a schedule and is handled by the executor.)
+std::span<const AlgorithmInfo> algorithms();
+
+// The entry with that name; throws Error(unknown_algorithm) naming the known ones.
+const AlgorithmInfo& find_algorithm(std::string_view name);
+
+// Comma-separated list of all names, for error messages and --help.
+std::string algorithm_names();
+
+// Checks ranks, root and parameters; throws Error naming the first problem.
+void validate(const Problem& problem);
+
+// The problem with every zero parameter the algorithm reads replaced by its default.
+Problem with_defaults(const AlgorithmInfo& algorithm, Problem problem);
+
+// One rank's program (defaults applied, long steps split at `limit`).
+Program make_program(const AlgorithmInfo& algorithm, const Problem& problem, int rank,
+                     std::size_t limit = max_message_bytes);
+
+// All ranks' programs.
+Schedule make_schedule(const AlgorithmInfo& algorithm, const Problem& problem,
+                       std::size_t limit = max_message_bytes);
+
+}  // namespace herald

@@ -1,0 +1,31 @@
+// Configuration has one home: HERALD_* environment variables (listed in docs/configuration.md) and the
+// values given per call, which win over them.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace herald {
+
+// "4096", "64K", "16M", "2G" (powers of 1024; a trailing "B"/"iB" is accepted). Throws Error(invalid_argument)
+// naming `what` on anything else, including overflow.
+std::size_t parse_bytes(std::string_view text, std::string_view what = "size");
+
+// A non-negative integer; throws Error(invalid_argument) naming `what` otherwise.
+long long parse_count(std::string_view text, std::string_view what);
+
+// The value of an environment variable, if set and not empty.
+std::optional<std::string> environment(const char* name);
+
+// HERALD_SEGMENT_SIZE, HERALD_CHAIN_FANOUT, HERALD_KNOMIAL_RADIX; unset ones stay zero ("default").
+// A malformed value throws Error(invalid_argument) naming the variable.
+Parameters parameters_from_environment();
+
+// Fills each zero field of `call` from `fallback`.
+Parameters merge(Parameters call, const Parameters& fallback);
+
+}  // namespace herald

@@ -1,0 +1,70 @@
+// A broadcast as data: for every rank, the ordered steps it takes.
+//
+// An algorithm is a pure function from a Problem to each rank's Program. A send of a byte range may start
+// only once that range has arrived (or the rank is the root); receives may be posted at once. The MPI
+// executor, the dynamic broadcast and the simulator all consume this one representation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace herald {
+
+// A contiguous range of the broadcast buffer, in bytes.
+struct ByteRange {
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::size_t end() const noexcept { return offset + length; }
+  friend bool operator==(const ByteRange&, const ByteRange&) = default;
+};
+
+// Tunables shared by the algorithms; zero means "the algorithm's documented default".
+struct Parameters {
+  std::size_t segment = 0;  // bytes per pipelined segment
+  int fanout = 0;           // chains leaving the root (chain)
+  int radix = 0;            // children per level (knomial)
+  friend bool operator==(const Parameters&, const Parameters&) = default;
+};
+
+// What is broadcast: P ranks, from root, `bytes` bytes.
+struct Problem {
+  int ranks = 1;
+  int root = 0;
+  std::size_t bytes = 0;
+  Parameters parameters{};
+  friend bool operator==(const Problem&, const Problem&) = default;
+};
+
+struct Step {
+  enum class Op : std::uint8_t { send, recv };
+  Op op = Op::send;
+  int peer = 0;
+  ByteRange range{};
+  friend bool operator==(const Step&, const Step&) = default;
+};
+
+// One rank's steps, in the order it issues them.
+using Program = std::vector<Step>;
+
+// Every rank's program; programs[r] belongs to rank r.
+struct Schedule {
+  Problem problem{};
+  std::vector<Program> programs;
+};
+
+// Splits `bytes` into segments of `segment` bytes (0 = one segment); the last may be shorter.
+// Zero bytes give no segment.
+std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment);
+
+// Ranks renumbered so the root is 0: the "virtual rank" every tree builder works in.
+inline int to_virtual(int rank, int root, int ranks) noexcept { return (rank - root + ranks) % ranks; }
+inline int to_real(int vrank, int root, int ranks) noexcept { return (vrank + root) % ranks; }
+
+// Replaces every step longer than `limit` bytes by consecutive steps of at most `limit` bytes, on both
+// sides of each transfer alike, so no single MPI message exceeds what an int count can say.
+Program split_long_steps(const Program& program, std::size_t limit);
+
+}  // namespace herald

@@ -1,0 +1,33 @@
+// Runs every rank of a schedule in memory: checks delivery and prices the schedule.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace herald {
+
+// Hockney's alpha-beta model: a message of n bytes costs alpha + n * beta seconds; each rank has one send
+// port and one receive port (full duplex, single port).
+struct CostModel {
+  double alpha = 1.0e-6;  // seconds per message
+  double beta = 1.0e-10;  // seconds per byte
+};
+
+struct Simulation {
+  bool delivered = false;      // every rank ended with every byte, and every check passed
+  std::string problem;         // the first check that failed, empty when delivered
+  std::size_t messages = 0;    // point-to-point messages
+  std::size_t bytes = 0;       // bytes on the wire
+  std::size_t redundant_bytes = 0;  // bytes received by a rank that already had them
+  std::size_t rounds = 0;      // completion time with alpha = 1, beta = 0: message hops on the critical path
+  double predicted_seconds = 0;    // completion time under the cost model
+  double lower_bound_seconds = 0;  // single-port bound max(ceil(log2 P) * alpha, n * beta); 0 if nothing moves
+};
+
+// Checks that sends and receives pair one to one (same peer order, same ranges), that no rank sends bytes
+// it lacks, that the executor's order cannot deadlock, and that every rank receives every byte.
+Simulation simulate(const Schedule& schedule, const CostModel& model = {});
+
+}  // namespace herald

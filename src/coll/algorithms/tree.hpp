@@ -1,0 +1,23 @@
+// Shared by the tree-shaped algorithms: a rank's place in a tree and the pipelined program it implies.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+#include <vector>
+
+namespace herald::detail {
+
+// One rank's view of a broadcast tree, in real ranks. `children` are in the order the rank serves them.
+struct TreeNode {
+  int parent = -1;  // -1 at the root
+  std::vector<int> children;
+};
+
+// Segment by segment: receive it from the parent, then send it to each child in turn. With receives posted
+// up front, a node forwards segment k while segment k+1 is still arriving.
+Program tree_program(const TreeNode& node, std::size_t bytes, std::size_t segment);
+
+// Converts a node built in virtual ranks (root = 0) to real ranks.
+TreeNode to_real(TreeNode node, int root, int ranks);
+
+}  // namespace herald::detail

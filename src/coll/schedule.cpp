@@ -1,0 +1,34 @@
+#include <herald/schedule.hpp>
+
+#include <algorithm>
+
+namespace herald {
+
+std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment) {
+  std::vector<ByteRange> out;
+  if (bytes == 0) return out;
+  if (segment == 0 || segment >= bytes) {
+    out.push_back({0, bytes});
+    return out;
+  }
+  out.reserve((bytes + segment - 1) / segment);
+  for (std::size_t offset = 0; offset < bytes; offset += segment)
+    out.push_back({offset, std::min(segment, bytes - offset)});
+  return out;
+}
+
+Program split_long_steps(const Program& program, std::size_t limit) {
+  const bool any_long = std::any_of(program.begin(), program.end(),
+                                    [&](const Step& s) { return s.range.length > limit; });
+  if (!any_long) return program;
+  Program out;
+  for (const Step& step : program) {
+    for (ByteRange piece : segments(step.range.length, limit)) {
+      piece.offset += step.range.offset;
+      out.push_back({step.op, step.peer, piece});
+    }
+  }
+  return out;
+}
+
+}  // namespace herald

@@ -1,0 +1,70 @@
+#include <herald/config.hpp>
+#include <herald/error.hpp>
+
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+
+namespace herald {
+
+long long parse_count(std::string_view text, std::string_view what) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0 || text.empty())
+    throw Error(Errc::invalid_argument,
+                std::string(what) + " '" + std::string(text) + "' is not a non-negative integer");
+  return value;
+}
+
+std::size_t parse_bytes(std::string_view text, std::string_view what) {
+  auto bad = [&](const char* why) {
+    return Error(Errc::invalid_argument, std::string(what) + " '" + std::string(text) + "' " + why);
+  };
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0) throw bad("is not a byte count (e.g. 4096, 64K, 16M, 2G)");
+  unsigned long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + digits, value);
+  if (ec != std::errc()) throw bad("is too large");
+
+  std::string suffix;
+  for (char c : text.substr(digits)) suffix += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  unsigned shift = 0;
+  if (suffix.empty() || suffix == "B") shift = 0;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB") shift = 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB") shift = 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB") shift = 30;
+  else throw bad("has an unknown unit (use K, M or G)");
+  if (value > (std::numeric_limits<std::size_t>::max() >> shift)) throw bad("is too large");
+  return static_cast<std::size_t>(value) << shift;
+}
+
+std::optional<std::string> environment(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+Parameters parameters_from_environment() {
+  Parameters p;
+  if (auto v = environment("HERALD_SEGMENT_SIZE")) p.segment = parse_bytes(*v, "HERALD_SEGMENT_SIZE");
+  auto small = [](const std::string& v, const char* name) {
+    const long long n = parse_count(v, name);
+    if (n > std::numeric_limits<int>::max())
+      throw Error(Errc::invalid_argument, std::string(name) + " '" + v + "' is too large");
+    return static_cast<int>(n);
+  };
+  if (auto v = environment("HERALD_CHAIN_FANOUT")) p.fanout = small(*v, "HERALD_CHAIN_FANOUT");
+  if (auto v = environment("HERALD_KNOMIAL_RADIX")) p.radix = small(*v, "HERALD_KNOMIAL_RADIX");
+  return p;
+}
+
+Parameters merge(Parameters call, const Parameters& fallback) {
+  if (call.segment == 0) call.segment = fallback.segment;
+  if (call.fanout == 0) call.fanout = fallback.fanout;
+  if (call.radix == 0) call.radix = fallback.radix;
+  return call;
+}
+
+}  // namespace herald

@@ -1,0 +1,19 @@
+#include <herald/error.hpp>
+
+namespace herald {
+
+const char* to_string(Errc code) noexcept {
+  switch (code) {
+    case Errc::invalid_argument: return "invalid_argument";
+    case Errc::invalid_root: return "invalid_root";
+    case Errc::invalid_comm: return "invalid_comm";
+    case Errc::invalid_buffer: return "invalid_buffer";
+    case Errc::unknown_algorithm: return "unknown_algorithm";
+    case Errc::invalid_schedule: return "invalid_schedule";
+    case Errc::truncated: return "truncated";
+    case Errc::mpi: return "mpi";
+  }
+  return "unknown";
+}
+
+}  // namespace herald

@@ -1,0 +1,129 @@
+// Every algorithm in the table, over many rank counts, roots and sizes: the simulator must see every byte
+// delivered, with no send ahead of its data and no deadlock.
+#include <herald/algorithms.hpp>
+#include <herald/error.hpp>
+#include <herald/simulator.hpp>
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace herald {
+namespace {
+
+// Sizes that catch off-by-one chunking: 0, 1, P-1, P, P+1, a prime, and a few segment-sized ones.
+std::vector<std::size_t> sizes_for(int P) {
+  std::set<std::size_t> s{0, 1, static_cast<std::size_t>(P - 1), static_cast<std::size_t>(P),
+                          static_cast<std::size_t>(P + 1), 4093, 65539};
+  return {s.begin(), s.end()};
+}
+
+// All roots where that is cheap; the roots that catch mapping bugs elsewhere.
+std::vector<int> roots_for(int P) {
+  if (P <= 24) {
+    std::vector<int> all(P);
+    for (int r = 0; r < P; ++r) all[r] = r;
+    return all;
+  }
+  return {0, 1, P / 2, P - 1};
+}
+
+class EveryAlgorithm : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryAlgorithm, DeliversForEveryShape) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  for (int P = 1; P <= 130; ++P)
+    for (int root : roots_for(P))
+      for (std::size_t bytes : sizes_for(P)) {
+        Problem problem{.ranks = P, .root = root, .bytes = bytes};
+        problem.parameters.segment = a.reads_segment ? 1000 : 0;  // many segments, odd size
+        const Simulation sim = simulate(make_schedule(a, problem));
+        ASSERT_TRUE(sim.delivered) << a.name << " P=" << P << " root=" << root << " bytes=" << bytes << ": "
+                                   << sim.problem;
+        if (bytes == 0 || P == 1) {
+          EXPECT_EQ(sim.messages, 0u) << a.name << " P=" << P;
+        }
+        EXPECT_GE(sim.bytes, bytes * (P - 1)) << a.name;
+      }
+}
+
+TEST_P(EveryAlgorithm, DeliversWithDefaultParameters) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  for (int P : {1, 2, 3, 4, 5, 7, 8, 16, 33, 64})
+    for (int root : {0, P - 1})
+      for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{12288}, std::size_t{524289},
+                                std::size_t{4 << 20}}) {
+        const Simulation sim = simulate(make_schedule(a, {.ranks = P, .root = root, .bytes = bytes}));
+        ASSERT_TRUE(sim.delivered) << a.name << " P=" << P << " bytes=" << bytes << ": " << sim.problem;
+        EXPECT_GE(sim.predicted_seconds, sim.lower_bound_seconds * (1 - 1e-9)) << a.name << " P=" << P;
+      }
+}
+
+// Above 2^31 bytes no MPI message may exceed INT_MAX bytes: the schedule splits long steps.
+TEST_P(EveryAlgorithm, SplitsMessagesAboveIntMax) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  const std::size_t bytes = (std::size_t{1} << 31) + 12345;
+  for (int P : {2, 3, 5}) {
+    const Schedule s = make_schedule(a, {.ranks = P, .root = P - 1, .bytes = bytes});
+    for (const Program& program : s.programs)
+      for (const Step& step : program) ASSERT_LE(step.range.length, max_message_bytes) << a.name;
+    const Simulation sim = simulate(s);
+    ASSERT_TRUE(sim.delivered) << a.name << " P=" << P << ": " << sim.problem;
+  }
+}
+
+TEST_P(EveryAlgorithm, RejectsBadProblems) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  try {
+    make_schedule(a, {.ranks = 4, .root = 4, .bytes = 8});
+    FAIL() << "root 4 of 4 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_root);
+    EXPECT_NE(std::string(e.what()).find("root 4"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_schedule(a, {.ranks = 0, .root = 0, .bytes = 8}), Error);
+  EXPECT_THROW(make_schedule(a, {.ranks = 4, .root = -1, .bytes = 8}), Error);
+}
+
+std::vector<std::string> all_names() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& a : algorithms()) names.emplace_back(a.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, EveryAlgorithm, ::testing::ValuesIn(all_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(AlgorithmTable, UnknownNameListsTheKnownOnes) {
+  try {
+    find_algorithm("bogus");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::unknown_algorithm);
+    EXPECT_NE(std::string(e.what()).find("binomial"), std::string::npos);
+  }
+}
+
+TEST(Binomial, ReachesEveryRankInCeilLog2Rounds) {
+  const AlgorithmInfo& a = find_algorithm("binomial");
+  for (int P = 1; P <= 300; ++P) {
+    const Simulation sim = simulate(make_schedule(a, {.ranks = P, .root = P / 3, .bytes = 64}));
+    std::size_t log2 = 0;
+    while ((1 << log2) < P) ++log2;
+    ASSERT_EQ(sim.rounds, log2) << "P=" << P;
+    ASSERT_EQ(sim.messages, static_cast<std::size_t>(P - 1));
+  }
+}
+
+TEST(Linear, TakesPMinusOneRoundsAndMessages) {
+  for (int P = 1; P <= 40; ++P) {
+    const Simulation sim = simulate(make_schedule(find_algorithm("linear"), {.ranks = P, .root = 0, .bytes = 5}));
+    EXPECT_EQ(sim.rounds, static_cast<std::size_t>(P - 1));
+    EXPECT_EQ(sim.messages, static_cast<std::size_t>(P - 1));
+  }
+}
+
+}  // namespace
+}  // namespace herald

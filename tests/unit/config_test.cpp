@@ -1,0 +1,57 @@
+#include <herald/config.hpp>
+#include <herald/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace herald {
+namespace {
+
+TEST(Config, ParsesByteCountsWithUnits) {
+  EXPECT_EQ(parse_bytes("0"), 0u);
+  EXPECT_EQ(parse_bytes("4093"), 4093u);
+  EXPECT_EQ(parse_bytes("64K"), 65536u);
+  EXPECT_EQ(parse_bytes("16m"), 16u << 20);
+  EXPECT_EQ(parse_bytes("2GiB"), std::size_t{2} << 30);
+}
+
+TEST(Config, RejectsMalformedByteCounts) {
+  for (const char* bad : {"", "K", "-1", "12Q", "1.5M", "99999999999999999999999"}) {
+    try {
+      parse_bytes(bad, "--sizes");
+      FAIL() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("--sizes"), std::string::npos);
+    }
+  }
+}
+
+TEST(Config, ReadsParametersFromTheEnvironment) {
+  ::setenv("HERALD_SEGMENT_SIZE", "32K", 1);
+  ::setenv("HERALD_KNOMIAL_RADIX", "8", 1);
+  const Parameters p = parameters_from_environment();
+  EXPECT_EQ(p.segment, 32768u);
+  EXPECT_EQ(p.radix, 8);
+  EXPECT_EQ(p.fanout, 0);
+  ::setenv("HERALD_CHAIN_FANOUT", "two", 1);
+  try {
+    parameters_from_environment();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("HERALD_CHAIN_FANOUT"), std::string::npos);
+  }
+  ::unsetenv("HERALD_SEGMENT_SIZE");
+  ::unsetenv("HERALD_KNOMIAL_RADIX");
+  ::unsetenv("HERALD_CHAIN_FANOUT");
+}
+
+TEST(Config, CallParametersWinOverFallback) {
+  const Parameters p = merge({.segment = 10}, {.segment = 20, .fanout = 3});
+  EXPECT_EQ(p.segment, 10u);
+  EXPECT_EQ(p.fanout, 3);
+}
+
+}  // namespace
+}  // namespace herald
