@@ -1,0 +1,64 @@
+// herald's C++ broadcast API over MPI.
+//
+//   herald::bcast(std::as_writable_bytes(std::span(data)), root, MPI_COMM_WORLD);
+//   auto request = herald::ibcast(bytes, root, comm, {.algorithm = "scatter_ring_tuned"});
+//   ...; request.wait();
+//
+// herald never sends on the caller's communicator: each call runs on a duplicate cached on it, with a tag
+// taken from a per-communicator sequence number, so overlapping ibcasts never cross. As with MPI_Bcast,
+// every rank of `comm` must call with the same root, byte count and options, in the same order.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace herald {
+
+struct Options {
+  // A name from the algorithm table, "native" (the installed MPI_Bcast) or "auto" (chosen by the cost
+  // model). Empty: HERALD_ALGORITHM, else "auto".
+  std::string algorithm;
+  // Zero fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX, then to the
+  // algorithm's defaults.
+  Parameters parameters{};
+};
+
+// Broadcasts `buffer` from `root` to every rank of `comm`. Throws herald::Error before any byte moves on
+// bad input (MPI_COMM_NULL, invalid root, unknown algorithm or parameter).
+void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options = {});
+
+// A broadcast in flight. Move-only; destroying an unfinished request waits for it.
+class Request {
+ public:
+  class State;
+  Request() noexcept;
+  explicit Request(std::unique_ptr<State> state) noexcept;
+  Request(Request&&) noexcept;
+  Request& operator=(Request&&) noexcept;
+  ~Request();
+
+  // Advances the broadcast; true once this rank's part is complete (the buffer holds the data and may be
+  // reused).
+  bool test();
+  // Blocks until complete.
+  void wait();
+  // True while the request has work left.
+  bool active() const noexcept;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// Starts a broadcast and returns at once. The buffer must stay untouched until the request completes.
+Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options = {});
+
+// The algorithm a call with these options would run for this shape ("auto" resolved), for logs and tests.
+std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes);
+
+}  // namespace herald

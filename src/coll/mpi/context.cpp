@@ -1,0 +1,85 @@
+#include "context.hpp"
+
+#include <herald/config.hpp>
+#include <herald/selector.hpp>
+
+#include <functional>
+
+namespace herald::mpi {
+namespace {
+
+// Plans are small, but a program sweeping sizes would grow the cache without bound.
+constexpr std::size_t max_plans = 64;
+
+int delete_state(MPI_Comm, int, void* attribute, void*) {
+  delete static_cast<CommState*>(attribute);  // the attribute owns its state
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
+  std::size_t h = std::hash<const void*>{}(k.algorithm);
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(static_cast<std::size_t>(k.root));
+  mix(k.bytes);
+  mix(k.parameters.segment);
+  mix(static_cast<std::size_t>(k.parameters.fanout) << 32 | static_cast<unsigned>(k.parameters.radix));
+  return h;
+}
+
+CommState::CommState(MPI_Comm user) : dup_(user), rank_(dup_.rank()), size_(dup_.size()) {
+  // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
+  HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
+  int* tag_ub = nullptr;
+  int found = 0;
+  HERALD_MPI(MPI_Comm_get_attr(dup_.get(), MPI_TAG_UB, &tag_ub, &found));
+  if (found && tag_ub != nullptr && *tag_ub > 0) tag_limit_ = *tag_ub;
+}
+
+int CommState::next_tag() noexcept {
+  return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_));
+}
+
+std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
+  if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+  const Context& context = Context::get();
+  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters};
+  const AlgorithmInfo& algorithm = key.algorithm ? *key.algorithm : select_algorithm(problem, context.cost_model());
+  auto plan = std::make_shared<Plan>(algorithm, problem, rank_, context.message_limit());
+  if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
+  plans_.emplace(key, plan);
+  return plan;
+}
+
+Context& Context::get() {
+  static Context context;
+  return context;
+}
+
+Context::Context()
+    : default_algorithm_(environment("HERALD_ALGORITHM").value_or("auto")),
+      parameters_(parameters_from_environment()),
+      model_(cost_model_from_environment()),
+      message_limit_(max_message_bytes) {
+  if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
+  if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
+    message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");
+    if (message_limit_ == 0 || message_limit_ > max_message_bytes)
+      throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *v + "' must be in 1.." +
+                                              std::to_string(max_message_bytes));
+  }
+  HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval_, nullptr));
+}
+
+CommState& Context::state(MPI_Comm user) {
+  void* value = nullptr;
+  int found = 0;
+  HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
+  if (found) return *static_cast<CommState*>(value);
+  auto state = std::make_unique<CommState>(user);
+  HERALD_MPI(MPI_Comm_set_attr(user, keyval_, state.get()));
+  return *state.release();  // owned by the attribute from here on
+}
+
+}  // namespace herald::mpi

@@ -1,0 +1,69 @@
+// herald's per-process state: the configuration read once from HERALD_* variables, and for each user
+// communicator a private duplicate, a tag sequence and a cache of compiled plans (kept as an MPI attribute, so it
+// goes away with the communicator).
+#pragma once
+
+#include "../../core/mpi/check.hpp"
+#include "plan.hpp"
+
+#include <herald/simulator.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace herald::mpi {
+
+struct PlanKey {
+  const AlgorithmInfo* algorithm;  // nullptr: "auto"
+  int root;
+  std::size_t bytes;
+  Parameters parameters;
+  friend bool operator==(const PlanKey&, const PlanKey&) = default;
+};
+
+struct PlanKeyHash {
+  std::size_t operator()(const PlanKey& k) const noexcept;
+};
+
+class CommState {
+ public:
+  explicit CommState(MPI_Comm user);
+  MPI_Comm comm() const noexcept { return dup_.get(); }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
+  int next_tag() noexcept;
+  // The compiled plan for this shape ("auto" resolved), built on first use.
+  std::shared_ptr<Plan> plan(const PlanKey& key);
+
+ private:
+  Communicator dup_;
+  int rank_ = 0, size_ = 1;
+  int tag_limit_ = 32767;
+  std::uint32_t sequence_ = 0;
+  std::unordered_map<PlanKey, std::shared_ptr<Plan>, PlanKeyHash> plans_;
+};
+
+// The one process-wide object.
+class Context {
+ public:
+  static Context& get();
+  CommState& state(MPI_Comm user);  // creates and caches on first use
+
+  const std::string& default_algorithm() const noexcept { return default_algorithm_; }
+  const Parameters& parameters() const noexcept { return parameters_; }
+  const CostModel& cost_model() const noexcept { return model_; }
+  std::size_t message_limit() const noexcept { return message_limit_; }
+
+ private:
+  Context();
+  int keyval_ = MPI_KEYVAL_INVALID;
+  std::string default_algorithm_;
+  Parameters parameters_;
+  CostModel model_;
+  std::size_t message_limit_;
+};
+
+}  // namespace herald::mpi

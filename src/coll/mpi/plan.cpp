@@ -1,0 +1,35 @@
+#include "plan.hpp"
+
+namespace herald::mpi {
+
+Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit)
+    : algorithm(&a),
+      problem(with_defaults(a, p)),
+      program(make_program(a, problem, rank, limit)),
+      dataflow(program, rank == problem.root, problem.bytes, rank) {
+  for (std::size_t i = 0; i < program.size(); ++i)
+    (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
+  Buffers first;
+  first.requests.assign(program.size(), MPI_REQUEST_NULL);
+  first.scratch.resize(dataflow.scratch_bytes());
+  spare_ = std::move(first);
+}
+
+Buffers Plan::take_buffers() {
+  if (spare_) {
+    Buffers b = std::move(*spare_);
+    spare_.reset();
+    return b;
+  }
+  // Another broadcast of the same shape is in flight: it keeps the spare.
+  Buffers b;
+  b.requests.assign(program.size(), MPI_REQUEST_NULL);
+  b.scratch.resize(dataflow.scratch_bytes());
+  return b;
+}
+
+void Plan::give_back(Buffers buffers) {
+  if (!spare_) spare_ = std::move(buffers);
+}
+
+}  // namespace herald::mpi

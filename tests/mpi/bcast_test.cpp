@@ -1,0 +1,197 @@
+// Every algorithm, byte-exact on patterned data, on the ranks of this launch: blocking and nonblocking,
+// every root of interest, sizes that catch chunking bugs.
+#include <herald/algorithms.hpp>
+#include <herald/bcast.hpp>
+#include <herald/config.hpp>
+#include <herald/error.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace herald {
+namespace {
+
+int rank_of(MPI_Comm comm = MPI_COMM_WORLD) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+int size_of(MPI_Comm comm = MPI_COMM_WORLD) {
+  int n = 0;
+  MPI_Comm_size(comm, &n);
+  return n;
+}
+
+std::byte pattern(std::size_t i, int root, std::uint64_t salt) {
+  return static_cast<std::byte>((i * 131 + static_cast<std::size_t>(root) * 7 + salt) % 251);
+}
+
+void fill(std::vector<std::byte>& data, int root, std::uint64_t salt) {
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = pattern(i, root, salt);
+}
+
+// Index of the first wrong byte, or -1.
+long long first_wrong(const std::vector<std::byte>& data, int root, std::uint64_t salt) {
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (data[i] != pattern(i, root, salt)) return static_cast<long long>(i);
+  return -1;
+}
+
+// True on every rank iff `ok` holds on every rank, so all ranks agree on the verdict.
+bool everywhere(bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+std::vector<std::size_t> sizes() {
+  std::vector<std::size_t> s{0, 1, 7, 4093, 65539, (std::size_t{4} << 20) + 1};
+  if (auto v = environment("HERALD_TEST_MAX_BYTES")) {  // a reduced matrix for slow MPI set-ups
+    const std::size_t limit = parse_bytes(*v);
+    std::erase_if(s, [&](std::size_t n) { return n > limit; });
+  }
+  return s;
+}
+
+std::vector<int> roots() {
+  const int P = size_of();
+  std::set<int> r{0, P / 2, P - 1};
+  return {r.begin(), r.end()};
+}
+
+std::vector<std::string> names() {
+  std::vector<std::string> n{"native", "auto"};
+  for (const AlgorithmInfo& a : algorithms()) n.emplace_back(a.name);
+  return n;
+}
+
+TEST(Bcast, EveryAlgorithmRootAndSizeIsByteExact) {
+  const int me = rank_of();
+  std::uint64_t salt = 0;
+  for (const std::string& name : names())
+    for (int root : roots())
+      for (std::size_t bytes : sizes()) {
+        ++salt;
+        std::vector<std::byte> data(bytes, std::byte{0xEE});
+        if (me == root) fill(data, root, salt);
+        // A segment that does not divide the sizes, so segmented algorithms cut many odd pieces.
+        Options options{.algorithm = name, .parameters = {.segment = bytes > 100000 ? 300001u : 1000u}};
+        bcast(data, root, MPI_COMM_WORLD, options);
+        const long long wrong = first_wrong(data, root, salt);
+        ASSERT_TRUE(everywhere(wrong < 0)) << name << " root=" << root << " bytes=" << bytes << ": rank " << me
+                                           << " first wrong byte " << wrong;
+      }
+}
+
+TEST(Ibcast, EveryAlgorithmNonblocking) {
+  const int me = rank_of();
+  std::uint64_t salt = 1000;
+  for (const std::string& name : names())
+    for (std::size_t bytes : {std::size_t{1}, std::size_t{65539}}) {
+      const int root = size_of() - 1;
+      ++salt;
+      std::vector<std::byte> data(bytes);
+      if (me == root) fill(data, root, salt);
+      Request request = ibcast(data, root, MPI_COMM_WORLD, {.algorithm = name});
+      while (!request.test()) {
+      }
+      EXPECT_FALSE(request.active());
+      ASSERT_TRUE(everywhere(first_wrong(data, root, salt) < 0)) << name << " bytes=" << bytes;
+    }
+}
+
+// Several broadcasts from different roots in flight on one communicator complete in MPI's collective order.
+TEST(Ibcast, OverlappingFromEveryRoot) {
+  const int P = size_of(), me = rank_of();
+  for (const std::string& name : {std::string("binomial"), std::string("scatter_ring"), std::string("chain"),
+                                  std::string("two_tree"), std::string("native")}) {
+    if (name != "native" && name != "binomial") {
+      bool known = false;
+      for (const AlgorithmInfo& a : algorithms()) known |= a.name == name;
+      if (!known) continue;
+    }
+    std::vector<std::vector<std::byte>> data(2 * P);
+    std::vector<Request> requests;
+    for (int k = 0; k < 2 * P; ++k) {
+      const int root = (P - 1 - k % P + P) % P;
+      data[k].assign(10007 + k * 3, std::byte{0});
+      if (me == root) fill(data[k], root, 5000 + k);
+      requests.push_back(ibcast(data[k], root, MPI_COMM_WORLD, {.algorithm = name, .parameters = {.segment = 1024}}));
+    }
+    // Complete in reverse order: progress must not depend on the order of waits.
+    for (auto it = requests.rbegin(); it != requests.rend(); ++it) it->wait();
+    bool ok = true;
+    for (int k = 0; k < 2 * P; ++k) ok &= first_wrong(data[k], (P - 1 - k % P + P) % P, 5000 + k) < 0;
+    ASSERT_TRUE(everywhere(ok)) << name;
+  }
+}
+
+// Mixing herald calls with the user's own traffic on the same communicator and tag space.
+TEST(Bcast, NeverMatchesTheUsersMessages) {
+  const int P = size_of(), me = rank_of();
+  if (P < 2) GTEST_SKIP() << "needs two ranks";
+  int token = me == 0 ? 42 : -1;
+  MPI_Request user = MPI_REQUEST_NULL;
+  if (me == 1) MPI_Irecv(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &user);  // any tag herald might pick: 0
+  std::vector<std::byte> data(999);
+  if (me == 0) fill(data, 0, 77);
+  bcast(data, 0, MPI_COMM_WORLD, {.algorithm = "binomial"});
+  if (me == 0) MPI_Send(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+  if (me == 1) MPI_Wait(&user, MPI_STATUS_IGNORE);
+  EXPECT_TRUE(everywhere(first_wrong(data, 0, 77) < 0));
+  if (me == 1) {
+    EXPECT_EQ(token, 42);
+  }
+}
+
+TEST(Bcast, WorksOnSubCommunicators) {
+  const int me = rank_of();
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  const int root = size_of(half) - 1;
+  for (const std::string& name : names()) {
+    std::vector<std::byte> data(3001);
+    if (rank_of(half) == root) fill(data, root, 900 + me % 2);
+    bcast(data, root, half, {.algorithm = name});
+    EXPECT_TRUE(everywhere(first_wrong(data, root, 900 + me % 2) < 0)) << name;
+  }
+  MPI_Comm_free(&half);
+}
+
+template <class F>
+Errc error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  ADD_FAILURE() << "no error";
+  return Errc::mpi;
+}
+
+TEST(Bcast, BadInputIsRefusedBeforeAnyByteMoves) {
+  std::vector<std::byte> data(16, std::byte{3});
+  const int P = size_of();
+  EXPECT_EQ(error_of([&] { bcast(data, P, MPI_COMM_WORLD); }), Errc::invalid_root);
+  EXPECT_EQ(error_of([&] { bcast(data, -1, MPI_COMM_WORLD); }), Errc::invalid_root);
+  EXPECT_EQ(error_of([&] { bcast(data, 0, MPI_COMM_NULL); }), Errc::invalid_comm);
+  EXPECT_EQ(error_of([&] { bcast(data, 0, MPI_COMM_WORLD, {.algorithm = "bogus"}); }), Errc::unknown_algorithm);
+  EXPECT_EQ(error_of([&] { bcast(data, 0, MPI_COMM_WORLD, {.algorithm = "knomial", .parameters = {.radix = 1}}); }),
+            Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] { bcast({static_cast<std::byte*>(nullptr), 4}, 0, MPI_COMM_WORLD); }),
+            Errc::invalid_buffer);
+  for (std::byte b : data) EXPECT_EQ(b, std::byte{3});
+  // The communicator is still usable: nothing was left half-sent.
+  std::vector<std::byte> after(5);
+  if (rank_of() == 0) fill(after, 0, 11);
+  bcast(after, 0, MPI_COMM_WORLD);
+  EXPECT_TRUE(everywhere(first_wrong(after, 0, 11) < 0));
+}
+
+}  // namespace
+}  // namespace herald
