@@ -17,13 +17,14 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace herald {
 
 struct Options {
   // A name from the algorithm table, "native" (the installed MPI_Bcast) or "auto" (chosen by the cost
   // model). Empty: HERALD_ALGORITHM, else "auto".
-  std::string algorithm;
+  std::string_view algorithm;
   // Zero fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX, then to the
   // algorithm's defaults.
   Parameters parameters{};

@@ -131,6 +131,24 @@ TEST(Ibcast, OverlappingFromEveryRoot) {
   }
 }
 
+// Ranks wait for the same broadcasts in different orders: a rank blocked on one must keep forwarding the
+// others (MPI's progress rule). With one chain per root and rank r waiting first for the broadcast rooted at
+// r+1, every rank would otherwise block on data its left neighbour never forwards.
+TEST(Ibcast, WaitOrderDiffersBetweenRanks) {
+  const int P = size_of(), me = rank_of();
+  std::vector<std::vector<std::byte>> data(P);
+  std::vector<Request> requests;
+  for (int k = 0; k < P; ++k) {
+    data[k].assign(20003, std::byte{0});
+    if (me == k) fill(data[k], k, 7000 + k);
+    requests.push_back(ibcast(data[k], k, MPI_COMM_WORLD, {.algorithm = "chain", .parameters = {.segment = 4096}}));
+  }
+  for (int i = 1; i <= P; ++i) requests[(me + i) % P].wait();
+  bool ok = true;
+  for (int k = 0; k < P; ++k) ok &= first_wrong(data[k], k, 7000 + k) < 0;
+  ASSERT_TRUE(everywhere(ok));
+}
+
 // Mixing herald calls with the user's own traffic on the same communicator and tag space.
 TEST(Bcast, NeverMatchesTheUsersMessages) {
   const int P = size_of(), me = rank_of();

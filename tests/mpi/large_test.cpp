@@ -1,5 +1,6 @@
 // One broadcast above 2^31 bytes: no MPI message may carry more than INT_MAX bytes, so herald splits.
 #include <herald/bcast.hpp>
+#include <herald/error.hpp>
 
 #include <gtest/gtest.h>
 #include <mpi.h>

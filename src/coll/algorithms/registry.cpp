@@ -10,8 +10,17 @@ namespace {
 
 constexpr std::size_t default_segment = 64 * 1024;
 
+using detail::balanced_binomial_program;
+using detail::binary_program;
 using detail::binomial_program;
+using detail::chain_program;
+using detail::knomial_program;
 using detail::linear_program;
+using detail::split_binary_program;
+using detail::scatter_rdb_program;
+using detail::scatter_ring_program;
+using detail::scatter_ring_tuned_program;
+using detail::two_tree_program;
 
 const std::array table{
     AlgorithmInfo{.name = "linear",
@@ -23,6 +32,50 @@ const std::array table{
                   .defaults = {},
                   .reads_segment = true,
                   .program = binomial_program},
+    AlgorithmInfo{.name = "balanced_binomial",
+                  .summary = "seed 001's sBBT: Open MPI's binomial tree run blocking and unsegmented",
+                  .defaults = {},
+                  .blocking = true,
+                  .program = balanced_binomial_program},
+    AlgorithmInfo{.name = "binary",
+                  .summary = "binary tree, segmented (pipelined)",
+                  .defaults = {.segment = default_segment},
+                  .reads_segment = true,
+                  .program = binary_program},
+    AlgorithmInfo{.name = "split_binary",
+                  .summary = "binary tree carrying one half down each sub-tree, then partners swap halves; segmented",
+                  .defaults = {.segment = default_segment},
+                  .reads_segment = true,
+                  .program = split_binary_program},
+    AlgorithmInfo{.name = "chain",
+                  .summary = "pipelined chains, `fanout` of them leaving the root; segmented",
+                  .defaults = {.segment = default_segment, .fanout = 1},
+                  .reads_segment = true,
+                  .reads_fanout = true,
+                  .program = chain_program},
+    AlgorithmInfo{.name = "knomial",
+                  .summary = "k-nomial tree of radix `radix`; segmented when a segment size is given",
+                  .defaults = {.radix = 4},
+                  .reads_segment = true,
+                  .reads_radix = true,
+                  .program = knomial_program},
+    AlgorithmInfo{.name = "scatter_ring",
+                  .summary = "binomial scatter, then MPICH's enclosed ring allgather (P-1 steps, some bytes twice)",
+                  .defaults = {},
+                  .program = scatter_ring_program},
+    AlgorithmInfo{.name = "scatter_ring_tuned",
+                  .summary = "binomial scatter, then a ring allgather in which no rank receives a chunk it has",
+                  .defaults = {},
+                  .program = scatter_ring_tuned_program},
+    AlgorithmInfo{.name = "scatter_rdb",
+                  .summary = "binomial scatter, then a recursive-doubling allgather (stand-ins for P not a power of 2)",
+                  .defaults = {},
+                  .program = scatter_rdb_program},
+    AlgorithmInfo{.name = "two_tree",
+                  .summary = "two binary trees, each rank interior in at most one, each carrying half the segments",
+                  .defaults = {.segment = default_segment},
+                  .reads_segment = true,
+                  .program = two_tree_program},
 };
 
 }  // namespace

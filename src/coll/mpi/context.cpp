@@ -72,6 +72,11 @@ Context::Context()
   HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval_, nullptr));
 }
 
+void Context::forward_all() {
+  // forward() never enrolls or withdraws, so the list is stable while it runs.
+  std::erase_if(forwarders_, [](Forwarder* f) { return f->forward(); });
+}
+
 CommState& Context::state(MPI_Comm user) {
   void* value = nullptr;
   int found = 0;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace herald::mpi {
 
@@ -46,11 +47,28 @@ class CommState {
   std::unordered_map<PlanKey, std::shared_ptr<Plan>, PlanKeyHash> plans_;
 };
 
+// A broadcast in flight whose sends herald itself must post as data arrives.
+class Forwarder {
+ public:
+  virtual ~Forwarder() = default;
+  // Posts the sends whose data has arrived, without blocking; true once all are posted.
+  virtual bool forward() = 0;
+};
+
 // The one process-wide object.
 class Context {
  public:
   static Context& get();
   CommState& state(MPI_Comm user);  // creates and caches on first use
+
+  // Broadcasts with sends still to post. While a rank waits for one of them it keeps the others moving, as
+  // MPI's progress rule asks: another rank may need this one's forwarding to finish what it waits for.
+  void enroll(Forwarder* forwarder) { forwarders_.push_back(forwarder); }
+  void withdraw(Forwarder* forwarder) { std::erase(forwarders_, forwarder); }
+  bool others_in_flight(const Forwarder* self) const {
+    return forwarders_.size() > 1 || (forwarders_.size() == 1 && forwarders_.front() != self);
+  }
+  void forward_all();
 
   const std::string& default_algorithm() const noexcept { return default_algorithm_; }
   const Parameters& parameters() const noexcept { return parameters_; }
@@ -64,6 +82,7 @@ class Context {
   Parameters parameters_;
   CostModel model_;
   std::size_t message_limit_;
+  std::vector<Forwarder*> forwarders_;  // not owned: each withdraws itself when done or destroyed
 };
 
 }  // namespace herald::mpi

@@ -1,6 +1,8 @@
 // The one MPI executor: runs any compiled plan with nonblocking point-to-point on herald's private
 // communicator. Receives are posted up front; each send is posted, in program order, as soon as the receives
 // it waits for (Dataflow) have completed, so a forwarder passes segment k on while segment k+1 arrives.
+// Point-to-point, wait and test go through the PMPI entry points, so a library that intercepts MPI_Bcast or
+// MPI_Wait around herald never sees (or re-enters on) herald's own traffic.
 #include "context.hpp"
 
 #include <herald/bcast.hpp>
@@ -24,21 +26,22 @@ namespace {
 using mpi::Buffers;
 using mpi::Plan;
 
-class ScheduleRun final : public Request::State {
+class ScheduleRun final : public Request::State, private mpi::Forwarder {
  public:
   ScheduleRun(std::shared_ptr<Plan> plan, std::byte* base, MPI_Comm comm, int tag)
       : plan_(std::move(plan)), buffers_(plan_->take_buffers()), base_(base), comm_(comm), tag_(tag) {
     for (std::uint32_t i : plan_->recvs) {
       const Step& s = plan_->program[i];
       std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
-      HERALD_MPI(MPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, comm_,
+      HERALD_MPI(PMPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, comm_,
                            &buffers_.requests[i]));
     }
-    advance(false);
+    if (!advance(false)) mpi::Context::get().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
   ScheduleRun& operator=(const ScheduleRun&) = delete;
   ~ScheduleRun() override {
+    mpi::Context::get().withdraw(this);
     if (!done_) {
       // Abandoned with work in flight (an exception unwound past it): finish rather than leave MPI
       // writing into a buffer the caller no longer watches.
@@ -53,7 +56,7 @@ class ScheduleRun final : public Request::State {
     if (done_) return true;
     if (!advance(false)) return false;
     int flag = 0;
-    HERALD_MPI(MPI_Testall(static_cast<int>(buffers_.requests.size()), buffers_.requests.data(), &flag,
+    HERALD_MPI(PMPI_Testall(static_cast<int>(buffers_.requests.size()), buffers_.requests.data(), &flag,
                            MPI_STATUSES_IGNORE));
     if (flag) finish();
     return done_;
@@ -61,8 +64,14 @@ class ScheduleRun final : public Request::State {
 
   void wait() override {
     if (done_) return;
+    mpi::Context& context = mpi::Context::get();
+    if (context.others_in_flight(this)) {
+      // Other broadcasts need forwarding too: poll them all rather than block on this one.
+      while (!test()) context.forward_all();
+      return;
+    }
     advance(true);
-    HERALD_MPI(MPI_Waitall(static_cast<int>(buffers_.requests.size()), buffers_.requests.data(),
+    HERALD_MPI(PMPI_Waitall(static_cast<int>(buffers_.requests.size()), buffers_.requests.data(),
                            MPI_STATUSES_IGNORE));
     finish();
   }
@@ -77,22 +86,25 @@ class ScheduleRun final : public Request::State {
       for (std::uint32_t d : plan_->dataflow.waits_for(i)) {
         if (requests[d] == MPI_REQUEST_NULL) continue;
         if (block) {
-          HERALD_MPI(MPI_Wait(&requests[d], MPI_STATUS_IGNORE));
+          HERALD_MPI(PMPI_Wait(&requests[d], MPI_STATUS_IGNORE));
         } else {
           int flag = 0;
-          HERALD_MPI(MPI_Test(&requests[d], &flag, MPI_STATUS_IGNORE));
+          HERALD_MPI(PMPI_Test(&requests[d], &flag, MPI_STATUS_IGNORE));
           if (!flag) return false;
         }
       }
       const Step& s = plan_->program[i];
-      HERALD_MPI(MPI_Isend(base_ + s.range.offset, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, comm_,
+      HERALD_MPI(PMPI_Isend(base_ + s.range.offset, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, comm_,
                            &requests[i]));
     }
     return true;
   }
 
+  bool forward() override { return advance(false); }
+
   void finish() {
     done_ = true;
+    mpi::Context::get().withdraw(this);
     plan_->give_back(std::move(buffers_));
   }
 
@@ -112,21 +124,21 @@ class NativeRun final : public Request::State {
     for (std::size_t offset = 0; offset < bytes; offset += max_message_bytes) {
       const int count = static_cast<int>(std::min(max_message_bytes, bytes - offset));
       requests_.push_back(MPI_REQUEST_NULL);
-      HERALD_MPI(MPI_Ibcast(base + offset, count, MPI_BYTE, root, comm, &requests_.back()));
+      HERALD_MPI(PMPI_Ibcast(base + offset, count, MPI_BYTE, root, comm, &requests_.back()));
     }
   }
   ~NativeRun() override {
-    if (!requests_.empty()) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    if (!requests_.empty()) PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   }
   NativeRun(const NativeRun&) = delete;
   NativeRun& operator=(const NativeRun&) = delete;
   bool test() override {
     int flag = 0;
-    HERALD_MPI(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE));
+    HERALD_MPI(PMPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE));
     return flag != 0;
   }
   void wait() override {
-    HERALD_MPI(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
+    HERALD_MPI(PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
   }
 
  private:
@@ -154,7 +166,7 @@ Call prepare(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options
   if (root < 0 || root >= call.state->size())
     throw Error(Errc::invalid_root, "root " + std::to_string(root) + " is not a rank of this " +
                                         std::to_string(call.state->size()) + "-rank communicator");
-  const std::string& name = options.algorithm.empty() ? context.default_algorithm() : options.algorithm;
+  const std::string_view name = options.algorithm.empty() ? context.default_algorithm() : options.algorithm;
   call.native = name == "native";
   call.key.algorithm = (call.native || name == "auto") ? nullptr : &find_algorithm(name);
   call.key.root = root;
@@ -170,9 +182,9 @@ void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
     std::byte* at = base + s.range.offset;
     const int count = static_cast<int>(s.range.length);
     if (s.op == Step::Op::recv)
-      HERALD_MPI(MPI_Recv(at, count, MPI_BYTE, s.peer, tag, comm, MPI_STATUS_IGNORE));
+      HERALD_MPI(PMPI_Recv(at, count, MPI_BYTE, s.peer, tag, comm, MPI_STATUS_IGNORE));
     else
-      HERALD_MPI(MPI_Send(at, count, MPI_BYTE, s.peer, tag, comm));
+      HERALD_MPI(PMPI_Send(at, count, MPI_BYTE, s.peer, tag, comm));
   }
 }
 
@@ -222,7 +234,11 @@ void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& 
   const int tag = call.state->next_tag();
   if (call.state->size() == 1 || buffer.empty()) return;
   if (call.native) {
-    NativeRun(buffer.data(), buffer.size(), root, call.state->comm()).wait();
+    // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
+    for (std::size_t offset = 0; offset < buffer.size(); offset += max_message_bytes) {
+      const int count = static_cast<int>(std::min(max_message_bytes, buffer.size() - offset));
+      HERALD_MPI(PMPI_Bcast(buffer.data() + offset, count, MPI_BYTE, root, call.state->comm()));
+    }
     return;
   }
   std::shared_ptr<Plan> plan = call.state->plan(call.key);
@@ -243,8 +259,8 @@ Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Optio
 
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {
   const mpi::Context& context = mpi::Context::get();
-  const std::string& name = options.algorithm.empty() ? context.default_algorithm() : options.algorithm;
-  if (name == "native") return name;
+  const std::string_view name = options.algorithm.empty() ? context.default_algorithm() : options.algorithm;
+  if (name == "native") return std::string(name);
   if (name != "auto") return std::string(find_algorithm(name).name);
   const Problem problem{.ranks = ranks, .root = 0, .bytes = bytes,
                         .parameters = merge(options.parameters, context.parameters())};

@@ -1,0 +1,48 @@
+#include "scatter.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace herald::detail {
+namespace {
+
+int lowest_bit(int v) noexcept { return v & -v; }
+
+}  // namespace
+
+Chunks::Chunks(std::size_t bytes, int count)
+    : bytes_(bytes), count_(count), size_(count > 0 ? (bytes + count - 1) / count : 0) {}
+
+ByteRange Chunks::range(int first, int last) const noexcept {
+  const std::size_t begin = std::min(bytes_, static_cast<std::size_t>(first) * size_);
+  const std::size_t end = std::min(bytes_, static_cast<std::size_t>(last) * size_);
+  return {begin, end - begin};
+}
+
+int scatter_share(int vrank, int ranks) {
+  return vrank == 0 ? ranks : std::min(lowest_bit(vrank), ranks - vrank);
+}
+
+void append_step(Program& program, Step::Op op, int peer, ByteRange range) {
+  if (range.length > 0) program.push_back({op, peer, range});
+}
+
+void append_binomial_scatter(Program& program, const Problem& p, const Chunks& chunks, int rank) {
+  const int P = p.ranks;
+  const int v = to_virtual(rank, p.root, P);
+  // The parent clears v's lowest set bit; the children add each smaller power of two.
+  int mask = static_cast<int>(std::bit_ceil(static_cast<unsigned>(P)));
+  if (v != 0) {
+    mask = lowest_bit(v);
+    append_step(program, Step::Op::recv, to_real(v - mask, p.root, P),
+                chunks.range(v, v + scatter_share(v, P)));
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    const int child = v + mask;
+    if (child < P)
+      append_step(program, Step::Op::send, to_real(child, p.root, P),
+                  chunks.range(child, child + scatter_share(child, P)));
+  }
+}
+
+}  // namespace herald::detail

@@ -1,0 +1,31 @@
+// scatter_ring: binomial scatter, then the enclosed ring allgather MPICH uses for long messages.
+//
+// After the scatter (chunk = ceil(n/P) bytes, virtual rank v holds chunk v and its sub-tree's), the ring
+// runs P-1 steps over ranks in order: at step i every rank sends its right neighbour the chunk it received
+// at step i-1 (its own chunk at step 1) and receives the next chunk from its left neighbour. Each rank acts
+// as if it held only its own chunk, so every rank, the root included, receives P-1 chunks, some of which it
+// already has; the Dataflow analysis marks those receives redundant and the executor lands them in scratch.
+// Empty chunks (n < P * chunk) are not sent.
+// Cost (P a power of two): (log2 P + P - 1) alpha + 2 (P-1)/P n beta.
+#include "algorithms.hpp"
+#include "scatter.hpp"
+
+namespace herald::detail {
+
+Program scatter_ring_program(const Problem& p, int rank) {
+  const int P = p.ranks;
+  const Chunks chunks(p.bytes, P);
+  Program program;
+  program.reserve(2 * static_cast<std::size_t>(P) + 32);
+  append_binomial_scatter(program, p, chunks, rank);
+
+  const int v = to_virtual(rank, p.root, P);
+  const int left = (rank + P - 1) % P, right = (rank + 1) % P;  // neighbours in real and virtual ranks alike
+  for (int i = 1; i < P; ++i) {
+    append_step(program, Step::Op::send, right, chunks.chunk((v - i + 1 + P) % P));
+    append_step(program, Step::Op::recv, left, chunks.chunk((v - i + P) % P));
+  }
+  return program;
+}
+
+}  // namespace herald::detail
