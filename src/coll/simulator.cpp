@@ -92,7 +92,7 @@ std::optional<double> run(const Schedule& s, const std::vector<Dataflow>& flows,
       if (arrival[r][d] == never) return;
       t = std::max(t, arrival[r][d]);
     }
-    ready.push({t, r});
+    ready.push({std::max(t, send_free[r]), r});  // earliest start on the sender's side
     queued[r] = true;
   };
   for (int r = 0; r < P; ++r) advance(r);
@@ -101,6 +101,12 @@ std::optional<double> run(const Schedule& s, const std::vector<Dataflow>& flows,
   while (!ready.empty()) {
     auto [t, r] = ready.top();
     ready.pop();
+    // The receiver is busy: try again when it is free, so that a send ready earlier elsewhere can go first
+    // instead of the port being booked in posting order.
+    if (recv_free[s.programs[r][next[r]].peer] > t) {
+      ready.push({recv_free[s.programs[r][next[r]].peer], r});
+      continue;
+    }
     queued[r] = false;
     const std::size_t i = next[r]++;
     const Step& step = s.programs[r][i];

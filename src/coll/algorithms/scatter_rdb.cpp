@@ -12,8 +12,9 @@
 // A rank never receives a block it got from the scatter: a real member aligned to 2m at step k already
 // holds its whole 2m-block (its sub-tree's chunks), so its partner skips that send. No byte is received
 // twice, and the root receives nothing.
-// Cost (P a power of two): 2 log2 P alpha + 2 (P-1)/P n beta. Otherwise a stand-in may move two messages
-// per step, at most 2 ceil(log2 P) - 1 more alpha.
+// Cost (P a power of two): 2 log2 P alpha + 2 (P-1) c beta, chunk c = ceil(n/P). Otherwise a stand-in moves
+// up to two messages per step, and at the last step the ranks above Q/2 receive Q/2 chunks at once: about
+// (P + Q - 2) c beta, near 3 n beta just above a power of two (use a ring there for large messages).
 #include "algorithms.hpp"
 #include "scatter.hpp"
 

@@ -6,7 +6,7 @@
 // as if it held only its own chunk, so every rank, the root included, receives P-1 chunks, some of which it
 // already has; the Dataflow analysis marks those receives redundant and the executor lands them in scratch.
 // Empty chunks (n < P * chunk) are not sent.
-// Cost (P a power of two): (log2 P + P - 1) alpha + 2 (P-1)/P n beta.
+// Cost: (ceil(log2 P) + P - 1) alpha + 2 (P-1) c beta, chunk c = ceil(n/P).
 #include "algorithms.hpp"
 #include "scatter.hpp"
 

@@ -9,8 +9,8 @@
 // and for later steps the chunk lies in its own sub-tree. So every byte reaches every rank exactly once:
 // (P-1) n bytes on the wire, the least any broadcast moves, in sum over v of (P - s(v)) ring transfers
 // (44 instead of 56 at P = 8, 75 instead of 90 at P = 10).
-// Cost: the critical path is the enclosed ring's, (ceil(log2 P) + P - 1) alpha + 2 (P-1)/P n beta for P a
-// power of two; the gain is in bytes injected into the network and in receive-side copies.
+// Cost: the critical path is the enclosed ring's, (ceil(log2 P) + P - 1) alpha + 2 (P-1) c beta with
+// c = ceil(n/P); the gain is in bytes injected into the network and in receive-side copies.
 #include "algorithms.hpp"
 #include "scatter.hpp"
 
