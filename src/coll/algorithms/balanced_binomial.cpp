@@ -29,9 +29,8 @@ TreeNode balanced_binomial_node(int vrank, int ranks) {
 }  // namespace
 
 Program balanced_binomial_program(const Problem& p, int rank) {
-  const int vrank = herald::to_virtual(rank, p.root, p.ranks);
-  const TreeNode node = to_real(balanced_binomial_node(vrank, p.ranks), p.root, p.ranks);
-  return tree_program(node, p.bytes, 0);  // one message per edge: receive it all, then pass it on
+  // One message per edge: receive it all, then pass it on.
+  return tree_program(p, rank, 0, [&](int vrank) { return balanced_binomial_node(vrank, p.ranks); });
 }
 
 }  // namespace herald::detail

@@ -25,9 +25,7 @@ TreeNode binary_node(int vrank, int ranks) {
 }
 
 Program binary_program(const Problem& p, int rank) {
-  const int vrank = herald::to_virtual(rank, p.root, p.ranks);
-  const TreeNode node = to_real(binary_node(vrank, p.ranks), p.root, p.ranks);
-  return tree_program(node, p.bytes, p.parameters.segment);
+  return tree_program(p, rank, p.parameters.segment, [&](int vrank) { return binary_node(vrank, p.ranks); });
 }
 
 }  // namespace herald::detail

@@ -18,8 +18,7 @@ TreeNode binomial_node(int vrank, int ranks) {
 }
 
 Program binomial_program(const Problem& p, int rank) {
-  const TreeNode node = to_real(binomial_node(to_virtual(rank, p.root, p.ranks), p.ranks), p.root, p.ranks);
-  return tree_program(node, p.bytes, p.parameters.segment);
+  return tree_program(p, rank, p.parameters.segment, [&](int vrank) { return binomial_node(vrank, p.ranks); });
 }
 
 }  // namespace herald::detail

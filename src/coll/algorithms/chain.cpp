@@ -36,9 +36,8 @@ TreeNode chain_node(int vrank, int ranks, int fanout) {
 }  // namespace
 
 Program chain_program(const Problem& p, int rank) {
-  const int vrank = herald::to_virtual(rank, p.root, p.ranks);
-  const TreeNode node = to_real(chain_node(vrank, p.ranks, p.parameters.fanout), p.root, p.ranks);
-  return tree_program(node, p.bytes, p.parameters.segment);
+  return tree_program(p, rank, p.parameters.segment,
+                      [&](int vrank) { return chain_node(vrank, p.ranks, p.parameters.fanout); });
 }
 
 }  // namespace herald::detail

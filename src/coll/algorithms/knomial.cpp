@@ -28,9 +28,8 @@ TreeNode knomial_node(int vrank, int ranks, int radix) {
 }  // namespace
 
 Program knomial_program(const Problem& p, int rank) {
-  const int vrank = herald::to_virtual(rank, p.root, p.ranks);
-  const TreeNode node = to_real(knomial_node(vrank, p.ranks, p.parameters.radix), p.root, p.ranks);
-  return tree_program(node, p.bytes, p.parameters.segment);
+  return tree_program(p, rank, p.parameters.segment,
+                      [&](int vrank) { return knomial_node(vrank, p.ranks, p.parameters.radix); });
 }
 
 }  // namespace herald::detail

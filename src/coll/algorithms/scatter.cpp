@@ -45,4 +45,26 @@ void append_binomial_scatter(Program& program, const Problem& p, const Chunks& c
   }
 }
 
+void append_ring_allgather(Program& program, const Problem& p, const Chunks& chunks, int rank, bool skip_held) {
+  const int P = p.ranks;
+  const int v = to_virtual(rank, p.root, P);
+  const int left = (rank + P - 1) % P, right = (rank + 1) % P;  // neighbours in real and virtual ranks alike
+  // The right neighbour lacks P - s(v+1) chunks and this rank P - s(v): they arrive in the first steps.
+  const int last_send = skip_held ? P - scatter_share((v + 1) % P, P) : P - 1;
+  const int last_recv = skip_held ? P - scatter_share(v, P) : P - 1;
+  for (int i = 1; i < P; ++i) {
+    if (i <= last_send) append_step(program, Step::Op::send, right, chunks.chunk((v - i + 1 + P) % P));
+    if (i <= last_recv) append_step(program, Step::Op::recv, left, chunks.chunk((v - i + P) % P));
+  }
+}
+
+Program scatter_ring_allgather(const Problem& p, int rank, bool skip_held) {
+  const Chunks chunks(p.bytes, p.ranks);
+  Program program;
+  program.reserve(2 * static_cast<std::size_t>(p.ranks) + 32);
+  append_binomial_scatter(program, p, chunks, rank);
+  append_ring_allgather(program, p, chunks, rank, skip_held);
+  return program;
+}
+
 }  // namespace herald::detail

@@ -39,4 +39,13 @@ void append_step(Program& program, Step::Op op, int peer, ByteRange range);
 // cost ceil(log2 P) alpha + (P-1)/P n beta when P is a power of two.
 void append_binomial_scatter(Program& program, const Problem& p, const Chunks& chunks, int rank);
 
+// Appends the P-1 steps of the ring allgather that follows the scatter: at step i real rank `rank` sends its
+// right neighbour chunk v-i+1 and receives chunk v-i from its left one (v its virtual rank). Enclosed, as in
+// MPICH, every rank takes part in every step, receiving chunks it may already hold; with `skip_held`, a rank
+// receives only in the steps that bring chunks it lacks, and its left neighbour sends only then.
+void append_ring_allgather(Program& program, const Problem& p, const Chunks& chunks, int rank, bool skip_held);
+
+// The whole program of scatter_ring (skip_held = false) or scatter_ring_tuned (true).
+Program scatter_ring_allgather(const Problem& p, int rank, bool skip_held);
+
 }  // namespace herald::detail

@@ -13,19 +13,7 @@
 namespace herald::detail {
 
 Program scatter_ring_program(const Problem& p, int rank) {
-  const int P = p.ranks;
-  const Chunks chunks(p.bytes, P);
-  Program program;
-  program.reserve(2 * static_cast<std::size_t>(P) + 32);
-  append_binomial_scatter(program, p, chunks, rank);
-
-  const int v = to_virtual(rank, p.root, P);
-  const int left = (rank + P - 1) % P, right = (rank + 1) % P;  // neighbours in real and virtual ranks alike
-  for (int i = 1; i < P; ++i) {
-    append_step(program, Step::Op::send, right, chunks.chunk((v - i + 1 + P) % P));
-    append_step(program, Step::Op::recv, left, chunks.chunk((v - i + P) % P));
-  }
-  return program;
+  return scatter_ring_allgather(p, rank, /*skip_held=*/false);
 }
 
 }  // namespace herald::detail

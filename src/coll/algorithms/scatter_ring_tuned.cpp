@@ -17,21 +17,7 @@
 namespace herald::detail {
 
 Program scatter_ring_tuned_program(const Problem& p, int rank) {
-  const int P = p.ranks;
-  const Chunks chunks(p.bytes, P);
-  Program program;
-  program.reserve(2 * static_cast<std::size_t>(P) + 32);
-  append_binomial_scatter(program, p, chunks, rank);
-
-  const int v = to_virtual(rank, p.root, P);
-  const int left = (rank + P - 1) % P, right = (rank + 1) % P;
-  const int last_send = P - scatter_share((v + 1) % P, P);  // the right neighbour lacks this many chunks
-  const int last_recv = P - scatter_share(v, P);
-  for (int i = 1; i < P; ++i) {
-    if (i <= last_send) append_step(program, Step::Op::send, right, chunks.chunk((v - i + 1 + P) % P));
-    if (i <= last_recv) append_step(program, Step::Op::recv, left, chunks.chunk((v - i + P) % P));
-  }
-  return program;
+  return scatter_ring_allgather(p, rank, /*skip_held=*/true);
 }
 
 }  // namespace herald::detail
