@@ -1,0 +1,59 @@
+#include "node_comm.hpp"
+
+#include <herald/error.hpp>
+
+#include <string>
+
+namespace herald::balance {
+namespace {
+
+void check(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw Error(Errc::mpi, std::string(call) + ": " + std::string(text, length));
+}
+
+}  // namespace
+
+bool mpi_running() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+NodeComm::NodeComm() {
+  int world_rank = 0;
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &comm_),
+        "MPI_Comm_split_type");
+  check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &NodeComm::release, &keyval_, nullptr),
+        "MPI_Comm_create_keyval");
+  check(MPI_Comm_set_attr(MPI_COMM_SELF, keyval_, this), "MPI_Comm_set_attr");
+}
+
+NodeComm::~NodeComm() {
+  if (!mpi_running()) return;  // MPI_Finalize already released the communicator
+  if (keyval_ != MPI_KEYVAL_INVALID) {
+    MPI_Comm_delete_attr(MPI_COMM_SELF, keyval_);  // calls release()
+    MPI_Comm_free_keyval(&keyval_);
+  }
+}
+
+int NodeComm::release(MPI_Comm, int, void* self, void*) {
+  auto* node = static_cast<NodeComm*>(self);
+  if (node->comm_ != MPI_COMM_NULL) MPI_Comm_free(&node->comm_);
+  return MPI_SUCCESS;
+}
+
+std::vector<std::array<double, 2>> NodeComm::allgather(std::array<double, 2> mine) const {
+  std::vector<std::array<double, 2>> all(size_);
+  check(MPI_Allgather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm_), "MPI_Allgather");
+  return all;
+}
+
+}  // namespace herald::balance
