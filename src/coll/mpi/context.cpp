@@ -11,12 +11,18 @@ namespace {
 // Plans are small, but a program sweeping sizes would grow the cache without bound.
 constexpr std::size_t max_plans = 64;
 
-int delete_state(MPI_Comm, int, void* attribute, void*) {
-  delete static_cast<CommState*>(attribute);  // the attribute owns its state
+}  // namespace
+
+// Runs when the user's communicator is freed (or at MPI_Finalize): the attribute owns its state.
+int forget_state(MPI_Comm, int, void* attribute, void*) {
+  Context& context = Context::get();
+  if (context.last_state_ == attribute) {
+    context.last_comm_ = MPI_COMM_NULL;  // a later communicator may reuse the handle
+    context.last_state_ = nullptr;
+  }
+  delete static_cast<CommState*>(attribute);
   return MPI_SUCCESS;
 }
-
-}  // namespace
 
 std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
   std::size_t h = std::hash<const void*>{}(k.algorithm);
@@ -28,7 +34,18 @@ std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
   return h;
 }
 
-CommState::CommState(MPI_Comm user) : dup_(user), rank_(dup_.rank()), size_(dup_.size()) {
+namespace {
+
+MPI_Comm intracommunicator(MPI_Comm user) {
+  int inter = 0;
+  HERALD_MPI(MPI_Comm_test_inter(user, &inter));
+  if (inter) throw Error(Errc::invalid_comm, "intercommunicators are not supported");
+  return user;
+}
+
+}  // namespace
+
+CommState::CommState(MPI_Comm user) : dup_(intracommunicator(user)), rank_(dup_.rank()), size_(dup_.size()) {
   // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
   HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
   int* tag_ub = nullptr;
@@ -41,15 +58,17 @@ int CommState::next_tag() noexcept {
   return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_));
 }
 
-std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
-  if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+const std::shared_ptr<Plan>& CommState::plan(const PlanKey& key) {
+  if (last_plan_ && key == last_key_) return last_plan_;
+  last_key_ = key;
+  if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
   const Context& context = Context::get();
   Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters};
   const AlgorithmInfo& algorithm = key.algorithm ? *key.algorithm : select_algorithm(problem, context.cost_model());
   auto plan = std::make_shared<Plan>(algorithm, problem, rank_, context.message_limit());
   if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
   plans_.emplace(key, plan);
-  return plan;
+  return last_plan_ = std::move(plan);
 }
 
 Context& Context::get() {
@@ -69,7 +88,7 @@ Context::Context()
       throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *v + "' must be in 1.." +
                                               std::to_string(max_message_bytes));
   }
-  HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval_, nullptr));
+  HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_state, &keyval_, nullptr));
 }
 
 void Context::forward_all() {
@@ -78,13 +97,29 @@ void Context::forward_all() {
 }
 
 CommState& Context::state(MPI_Comm user) {
+  if (user == last_comm_) return *last_state_;
   void* value = nullptr;
   int found = 0;
   HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
-  if (found) return *static_cast<CommState*>(value);
-  auto state = std::make_unique<CommState>(user);
-  HERALD_MPI(MPI_Comm_set_attr(user, keyval_, state.get()));
-  return *state.release();  // owned by the attribute from here on
+  if (!found) {
+    auto state = std::make_unique<CommState>(user);
+    HERALD_MPI(MPI_Comm_set_attr(user, keyval_, state.get()));
+    value = state.release();  // owned by the attribute from here on
+  }
+  last_comm_ = user;
+  last_state_ = static_cast<CommState*>(value);
+  return *last_state_;
+}
+
+const AlgorithmInfo* Context::algorithm(std::string_view name, bool& native) {
+  if (name.empty()) name = default_algorithm_;
+  if (name != last_name_) {
+    last_native_ = name == "native";
+    last_algorithm_ = (last_native_ || name == "auto") ? nullptr : &find_algorithm(name);
+    last_name_ = name;
+  }
+  native = last_native_;
+  return last_algorithm_;
 }
 
 }  // namespace herald::mpi

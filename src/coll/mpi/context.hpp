@@ -9,6 +9,7 @@
 #include <herald/simulator.hpp>
 
 #include <cstdint>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -36,8 +37,9 @@ class CommState {
   int size() const noexcept { return size_; }
   // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
   int next_tag() noexcept;
-  // The compiled plan for this shape ("auto" resolved), built on first use.
-  std::shared_ptr<Plan> plan(const PlanKey& key);
+  // The compiled plan for this shape ("auto" resolved), built on first use. The reference stays valid
+  // until the next call of plan() on this communicator.
+  const std::shared_ptr<Plan>& plan(const PlanKey& key);
 
  private:
   Communicator dup_;
@@ -45,6 +47,9 @@ class CommState {
   int tag_limit_ = 32767;
   std::uint32_t sequence_ = 0;
   std::unordered_map<PlanKey, std::shared_ptr<Plan>, PlanKeyHash> plans_;
+  // Most programs repeat one shape: the last plan is checked before hashing.
+  PlanKey last_key_{};
+  std::shared_ptr<Plan> last_plan_;
 };
 
 // A broadcast in flight whose sends herald itself must post as data arrives.
@@ -59,7 +64,9 @@ class Forwarder {
 class Context {
  public:
   static Context& get();
-  CommState& state(MPI_Comm user);  // creates and caches on first use
+  CommState& state(MPI_Comm user);  // creates and caches on first use; refuses intercommunicators
+  // A name from the table, nullptr for "auto" or "native" (`native` says which); throws on unknown names.
+  const AlgorithmInfo* algorithm(std::string_view name, bool& native);
 
   // Broadcasts with sends still to post. While a rank waits for one of them it keeps the others moving, as
   // MPI's progress rule asks: another rank may need this one's forwarding to finish what it waits for.
@@ -83,6 +90,13 @@ class Context {
   CostModel model_;
   std::size_t message_limit_;
   std::vector<Forwarder*> forwarders_;  // not owned: each withdraws itself when done or destroyed
+  // The last communicator asked for and the last name resolved, checked before the slower look-ups.
+  MPI_Comm last_comm_ = MPI_COMM_NULL;
+  CommState* last_state_ = nullptr;
+  std::string last_name_;
+  const AlgorithmInfo* last_algorithm_ = nullptr;
+  bool last_native_ = false;
+  friend int forget_state(MPI_Comm, int, void*, void*);
 };
 
 }  // namespace herald::mpi

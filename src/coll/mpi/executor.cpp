@@ -154,9 +154,6 @@ struct Call {
 
 Call prepare(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
   if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
-  int inter = 0;
-  HERALD_MPI(MPI_Comm_test_inter(comm, &inter));
-  if (inter) throw Error(Errc::invalid_comm, "intercommunicators are not supported");
   if (buffer.data() == nullptr && !buffer.empty())
     throw Error(Errc::invalid_buffer, "the buffer is null but holds " + std::to_string(buffer.size()) + " bytes");
 
@@ -166,9 +163,7 @@ Call prepare(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options
   if (root < 0 || root >= call.state->size())
     throw Error(Errc::invalid_root, "root " + std::to_string(root) + " is not a rank of this " +
                                         std::to_string(call.state->size()) + "-rank communicator");
-  const std::string_view name = options.algorithm.empty() ? context.default_algorithm() : options.algorithm;
-  call.native = name == "native";
-  call.key.algorithm = (call.native || name == "auto") ? nullptr : &find_algorithm(name);
+  call.key.algorithm = context.algorithm(options.algorithm, call.native);
   call.key.root = root;
   call.key.bytes = buffer.size();
   call.key.parameters = merge(options.parameters, context.parameters());
@@ -176,7 +171,7 @@ Call prepare(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options
   return call;
 }
 
-// Blocking send/receive in program order, for the algorithms that are defined that way (seed 001's sBBT).
+// Blocking send/receive in program order (Plan::blocking).
 void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
   for (const Step& s : plan.program) {
     std::byte* at = base + s.range.offset;
@@ -241,12 +236,12 @@ void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& 
     }
     return;
   }
-  std::shared_ptr<Plan> plan = call.state->plan(call.key);
-  if (plan->algorithm->blocking) {
+  const std::shared_ptr<Plan>& plan = call.state->plan(call.key);
+  if (plan->blocking) {
     run_blocking(*plan, buffer.data(), call.state->comm(), tag);
     return;
   }
-  ScheduleRun(std::move(plan), buffer.data(), call.state->comm(), tag).wait();
+  ScheduleRun(plan, buffer.data(), call.state->comm(), tag).wait();
 }
 
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {

@@ -1,6 +1,27 @@
 #include "plan.hpp"
 
 namespace herald::mpi {
+namespace {
+
+// Up to here a blocking tree step costs less than posting, testing and waiting on requests (measured at
+// 2 ranks with Open MPI's shared memory; docs/benchmarks.md).
+constexpr std::size_t blocking_bytes = 64 * 1024;
+
+// One receive, and no send back to where it came from: this rank's part of a tree.
+bool tree_step(const Program& program) {
+  int parent = -1, receives = 0;
+  for (const Step& s : program)
+    if (s.op == Step::Op::recv) {
+      parent = s.peer;
+      ++receives;
+    }
+  if (receives > 1) return false;
+  for (const Step& s : program)
+    if (s.op == Step::Op::send && s.peer == parent) return false;
+  return true;
+}
+
+}  // namespace
 
 Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit)
     : algorithm(&a),
@@ -9,6 +30,7 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
       dataflow(program, rank == problem.root, problem.bytes, rank) {
   for (std::size_t i = 0; i < program.size(); ++i)
     (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
+  blocking = a.blocking || (problem.bytes <= blocking_bytes && tree_step(program));
   Buffers first;
   first.requests.assign(program.size(), MPI_REQUEST_NULL);
   first.scratch.resize(dataflow.scratch_bytes());

@@ -29,6 +29,10 @@ struct Plan {
   Dataflow dataflow;
   std::vector<std::uint32_t> sends;  // indices of send steps, in order
   std::vector<std::uint32_t> recvs;  // indices of receive steps, in order
+  // Run with blocking MPI_Recv/MPI_Send in program order: the algorithm asks for it (sBBT), or the rank's
+  // part is one receive from its parent followed by sends elsewhere and the message is small, where the
+  // nonblocking machinery costs more than it can overlap. Safe: a tree has no cycle to deadlock on.
+  bool blocking = false;
 
   Buffers take_buffers();
   void give_back(Buffers buffers);

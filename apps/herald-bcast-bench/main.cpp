@@ -1,0 +1,230 @@
+// herald-bcast-bench: OSU-style broadcast latency of herald's algorithms against the installed MPI_Bcast.
+//
+// For each size: an untimed validation pass checks every algorithm byte-exact on every rank; a short probe
+// picks the iteration count (so large sizes stay within the time budget); after a warm-up, each repetition
+// runs every algorithm in turn (native A B C ..., native A B C ...) so herald and its peer share the same
+// conditions. One sample = barrier, N back-to-back broadcasts, the per-iteration average of each rank, the
+// maximum over ranks. Exit codes: 0 done, 2 bad option (before any broadcast), 3 wrong data or an error.
+#include "calibration.hpp"
+#include "contender.hpp"
+#include "mpi_call.hpp"
+#include "options.hpp"
+#include "pattern.hpp"
+#include "report.hpp"
+
+#include <herald/algorithms.hpp>
+#include <herald/bcast.hpp>
+#include <herald/config.hpp>
+#include <herald/error.hpp>
+#include <herald/simulator.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+namespace herald::bench {
+namespace {
+
+constexpr int exit_bad_option = 2;
+constexpr int exit_failure = 3;
+constexpr int probe_iterations = 3;
+
+// MPI_Init / MPI_Finalize around the program.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+  ~MpiSession() { MPI_Finalize(); }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+};
+
+// The benchmark's own duplicate of MPI_COMM_WORLD, so native runs on a communicator nothing else uses.
+class OwnedComm {
+ public:
+  explicit OwnedComm(MPI_Comm parent) { BENCH_MPI(MPI_Comm_dup(parent, &comm_)); }
+  ~OwnedComm() { MPI_Comm_free(&comm_); }
+  OwnedComm(const OwnedComm&) = delete;
+  OwnedComm& operator=(const OwnedComm&) = delete;
+  MPI_Comm get() const noexcept { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// True on every rank when rank 0 can write every output file (checked up front, not after the run).
+bool outputs_writable(const Settings& s, int rank, MPI_Comm comm) {
+  int ok = 1;
+  if (rank == 0) {
+    for (const std::string& path : {s.csv, s.json}) {
+      if (path.empty()) continue;
+      if (!std::ofstream(path, std::ios::app)) {
+        std::cerr << "herald-bcast-bench: cannot write '" << path << "'\n";
+        ok = 0;
+      }
+    }
+  }
+  BENCH_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+  return ok != 0;
+}
+
+Calibration calibration_for(const Settings& s, MPI_Comm comm) {
+  Calibration c;
+  if (!s.alpha || !s.beta) c = calibrate(comm);
+  if (s.alpha) c.alpha = *s.alpha;
+  if (s.beta) c.beta = *s.beta;
+  if (s.alpha || s.beta) c.measured = false;
+  return c;
+}
+
+// Broadcasts patterned data once per algorithm and checks it on every rank. Returns false (after every
+// failing rank has said what it found) when any rank got a wrong byte.
+bool validate_size(std::span<const Contender> contenders, std::span<std::byte> buffer, int root, int rank,
+                   MPI_Comm comm) {
+  for (const Contender& c : contenders) {
+    fill_for_validation(buffer, root, rank);
+    c.broadcast(buffer, root, comm);
+    int wrong = 0;
+    if (const auto offset = first_mismatch(buffer, root)) {
+      wrong = 1;
+      std::fprintf(stderr,
+                   "herald-bcast-bench: rank %d: %s, %zu bytes from root %d: byte %zu is 0x%02x, expected 0x%02x\n",
+                   rank, c.name().c_str(), buffer.size(), root, *offset, static_cast<unsigned>(buffer[*offset]),
+                   static_cast<unsigned>(pattern_byte(*offset, buffer.size(), root)));
+    }
+    int wrong_ranks = 0;
+    BENCH_MPI(MPI_Allreduce(&wrong, &wrong_ranks, 1, MPI_INT, MPI_SUM, comm));
+    if (wrong_ranks > 0) {
+      if (rank == 0)
+        std::fprintf(stderr, "herald-bcast-bench: VALIDATION FAILED: %s delivered wrong data at %zu bytes on %d rank(s)\n",
+                     c.name().c_str(), buffer.size(), wrong_ranks);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Iterations per repetition at this size: --iterations, scaled down so the slowest algorithm's repetition
+// takes about --time-budget, but at least --min-iterations. Every rank gets the same answer.
+int iterations_for(std::span<const Contender> contenders, std::span<std::byte> buffer, const Settings& s,
+                   MPI_Comm comm) {
+  if (s.time_budget <= 0) return s.iterations;
+  // Each algorithm's estimate is the better of two short probes, so one stall on a busy machine does not
+  // cut the iteration count for the whole size.
+  const int probe = std::min(probe_iterations, s.iterations);
+  double slowest = 0;
+  for (const Contender& c : contenders) {
+    const double first = c.average_seconds(buffer, s.root, comm, probe);
+    slowest = std::max(slowest, std::min(first, c.average_seconds(buffer, s.root, comm, probe)));
+  }
+  BENCH_MPI(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
+  if (slowest <= 0) return s.iterations;
+  const double fit = s.time_budget / slowest;
+  const int scaled = fit >= s.iterations ? s.iterations : std::max(static_cast<int>(fit), s.min_iterations);
+  return std::min(scaled, s.iterations);
+}
+
+// What herald's simulator predicts for one algorithm at one size (rank 0 only; no communication).
+void predict(Measurement& m, const Contender& c, const Settings& s, const Calibration& cal, int ranks) {
+  // MPI's own algorithms are not schedules: nothing to simulate.
+  if (c.is_native() || m.resolved == "native" || m.resolved == via_herald_native) return;
+  const Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment())};
+  const Schedule schedule = make_schedule(find_algorithm(m.resolved), problem);
+  const Simulation sim = simulate(schedule, CostModel{cal.alpha, cal.beta});
+  m.parameters = schedule.problem.parameters;
+  m.predicted_seconds = sim.predicted_seconds;
+  m.lower_bound_seconds = sim.lower_bound_seconds;
+}
+
+int run_benchmark(const Settings& s, MPI_Comm comm) {
+  int rank = 0, ranks = 1;
+  BENCH_MPI(MPI_Comm_rank(comm, &rank));
+  BENCH_MPI(MPI_Comm_size(comm, &ranks));
+  if (!outputs_writable(s, rank, comm)) return exit_bad_option;
+
+  std::vector<Contender> contenders;
+  for (const std::string& name : s.algorithms) contenders.emplace_back(name, s.parameters, s.nonblocking);
+
+  Run run{describe_machine(ranks), s, calibration_for(s, comm), {}};
+  if (rank == 0) {
+    print_header(std::cout, run);
+    if (s.repetitions < 5)
+      std::cout << "# note: fewer than 5 repetitions; reported figures need at least 5\n";
+  }
+
+  std::vector<std::byte> storage(*std::max_element(s.sizes.begin(), s.sizes.end()));
+  for (const std::size_t bytes : s.sizes) {
+    const std::span<std::byte> buffer(storage.data(), bytes);
+    if (!validate_size(contenders, buffer, s.root, rank, comm)) return exit_failure;
+
+    const int iterations = iterations_for(contenders, buffer, s, comm);
+    for (const Contender& c : contenders)
+      for (int i = 0; i < std::min(s.warmup, iterations); ++i) c.broadcast(buffer, s.root, comm);
+
+    std::vector<std::vector<double>> samples(contenders.size());
+    for (int repetition = 0; repetition < s.repetitions; ++repetition) {
+      for (std::size_t k = 0; k < contenders.size(); ++k) {
+        const double mine = contenders[k].average_seconds(buffer, s.root, comm, iterations);
+        double slowest = 0;
+        BENCH_MPI(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm));
+        samples[k].push_back(slowest);
+      }
+    }
+    if (rank != 0) continue;
+
+    const std::size_t first = run.measurements.size();
+    for (std::size_t k = 0; k < contenders.size(); ++k) {
+      const Contender& c = contenders[k];
+      Measurement m;
+      m.bytes = bytes;
+      m.algorithm = c.name();
+      m.resolved = c.name() == "auto" ? resolve_algorithm(c.options(), ranks, bytes) : c.name();
+      m.iterations = iterations;
+      m.samples = std::move(samples[k]);
+      m.spread = spread_of(m.samples);
+      predict(m, c, s, run.calibration, ranks);
+      run.measurements.push_back(std::move(m));
+    }
+    const std::span<Measurement> one_size(run.measurements.data() + first, contenders.size());
+    compare_to_native(one_size);
+    print_size(std::cout, one_size);
+  }
+
+  if (rank == 0) {
+    print_summary(std::cout, run);
+    if (!s.csv.empty()) write_csv(s.csv, run);
+    if (!s.json.empty()) write_json(s.json, run);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace herald::bench
+
+int main(int argc, char** argv) {
+  using namespace herald::bench;
+  MpiSession session(argc, argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+
+  // Every rank parses the same arguments and reaches the same verdict, so a bad option stops all of them
+  // before any broadcast, without communication.
+  const Parsed parsed = parse_command_line(argc, argv, ranks);
+  if (!parsed.settings) {
+    if (rank == 0) (parsed.exit_code == 0 ? std::cout : std::cerr) << parsed.message << std::flush;
+    return parsed.exit_code;
+  }
+  try {
+    const OwnedComm comm(MPI_COMM_WORLD);
+    return run_benchmark(*parsed.settings, comm.get());
+  } catch (const std::exception& e) {
+    // Other ranks may be waiting inside a broadcast: only an abort ends them all.
+    std::cerr << "herald-bcast-bench: rank " << rank << ": " << e.what() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return 3;
+  }
+}

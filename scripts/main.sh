@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The main job: sets up a fresh Debian machine, builds herald (Release, in build/), and runs
+# herald-bcast-bench on the built-in default: 2 and 4 ranks, 1 B to 16 MiB, every herald algorithm and the
+# installed MPI_Bcast ("native") interleaved in one run per rank count. It prints the tables and writes
+# results/bcast_p<P>.{txt,csv,json} and the plots results/bcast_{latency,ratio}_p<P>.png.
+#
+#   scripts/main.sh                          the default (3 to 5 minutes on a 2-core machine)
+#   scripts/main.sh --ranks "2"              other rank counts
+#   scripts/main.sh --build-dir build-rel    another build directory (default build/)
+#   scripts/main.sh --sizes 1,64K,1M         anything else is passed to herald-bcast-bench (see its --help)
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+self="$repo/scripts/$(basename "${BASH_SOURCE[0]}")"
+cd "$repo"
+
+ranks_list="2 4"
+build_dir="build"
+bench_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ranks) ranks_list="${2:?--ranks needs a list such as \"2 4\"}"; shift 2 ;;
+    --ranks=*) ranks_list="${1#--ranks=}"; shift ;;
+    --build-dir) build_dir="${2:?--build-dir needs a directory}"; shift 2 ;;
+    --build-dir=*) build_dir="${1#--build-dir=}"; shift ;;
+    -h|--help) sed -n '2,10p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) bench_args+=("$1"); shift ;;
+  esac
+done
+
+say() { printf '\n==> %s\n' "$*"; }
+
+# 1. System dependencies (compiler, CMake, MPI, CLI11, nlohmann-json, matplotlib ...).
+if [ -f scripts/setup.sh ]; then
+  say "set-up: scripts/setup.sh"
+  bash scripts/setup.sh
+fi
+
+# 2. Build only what the main job needs.
+say "build: Release in $build_dir/"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build_dir" --target herald-bcast-bench -j "$(nproc)"
+bench="$(cd "$build_dir" && pwd)/apps/herald-bcast-bench/herald-bcast-bench"
+
+# 3. The launcher: Open MPI refuses root and more ranks than cores unless told; MPICH's Hydra needs neither.
+version="$(mpiexec --version 2>&1 || true)"
+case "$version" in
+  *"Open MPI"*|*OpenRTE*|*open-mpi*) flavour="Open MPI" ;;
+  *HYDRA*|*MPICH*|*mpich*) flavour="MPICH" ;;
+  *) flavour="unknown" ;;
+esac
+launcher_for() {  # prints the mpiexec flags for $1 ranks
+  local flags=(-n "$1")
+  if [ "$flavour" = "Open MPI" ]; then
+    [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+    [ "$1" -gt "$(nproc)" ] && flags+=(--oversubscribe)
+  fi
+  printf '%s\n' "${flags[@]}"
+}
+say "MPI: $flavour ($(printf '%s' "$version" | head -n 1)), $(nproc) cores"
+
+# 4. The benchmark, one launch per rank count. Seven repetitions; each algorithm's repetition is kept near
+#    20 ms by scaling iterations down (1000 at most, 5 at least), which bounds the run time at large sizes.
+mkdir -p results
+outputs=()
+for ranks in $ranks_list; do
+  mapfile -t flags < <(launcher_for "$ranks")
+  out="results/bcast_p$ranks"
+  command=(mpiexec "${flags[@]}" "$bench" --repetitions 7 --csv "$out.csv" --json "$out.json" "${bench_args[@]}")
+  say "benchmark, $ranks ranks: ${command[*]}"
+  # A hang must not go unnoticed: no default run comes near this limit.
+  timeout 1800 "${command[@]}" | tee "$out.txt"
+  outputs+=("$out.txt" "$out.csv" "$out.json")
+done
+
+# 5. Plots. Debian's python3-matplotlib belongs to /usr/bin/python3, which may differ from python3 on PATH.
+python=""
+for candidate in /usr/bin/python3 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import matplotlib' >/dev/null 2>&1; then
+    python="$candidate"
+    break
+  fi
+done
+csvs=()
+for ranks in $ranks_list; do csvs+=("results/bcast_p$ranks.csv"); done
+if [ -z "$python" ]; then
+  echo "main.sh: no Python with matplotlib found (apt-get install python3-matplotlib); plots not written" >&2
+  exit 1
+fi
+say "plots: $python bench/plot_bcast.py ${csvs[*]} -o results"
+mapfile -t plots < <("$python" bench/plot_bcast.py "${csvs[@]}" -o results)
+outputs+=("${plots[@]}")
+
+# 6. The summaries once more, together, and where everything is.
+for ranks in $ranks_list; do
+  say "summary, $ranks ranks (ratio = best herald median / native median; below 1: herald faster)"
+  sed -n '/^# summary/,$p' "results/bcast_p$ranks.txt"
+done
+say "results in $repo/results:"
+for file in "${outputs[@]}"; do printf '  %s\n' "$repo/$file"; done
