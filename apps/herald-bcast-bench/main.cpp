@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -149,6 +150,14 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
   for (const std::string& name : s.algorithms) contenders.emplace_back(name, s.parameters, s.nonblocking);
 
   Run run{describe_machine(ranks), s, calibration_for(s, comm), {}};
+  // "auto" prices schedules with this machine's figures unless the user set them. Every rank holds the
+  // same (broadcast) values, so every rank picks the same algorithm. herald reads them at its first call,
+  // which comes after this.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", run.calibration.alpha);
+  ::setenv("HERALD_ALPHA", text, /*overwrite=*/0);
+  std::snprintf(text, sizeof text, "%.6g", run.calibration.beta);
+  ::setenv("HERALD_BETA", text, /*overwrite=*/0);
   if (rank == 0) {
     print_header(std::cout, run);
     if (s.repetitions < 5)

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -120,8 +121,8 @@ void print_header(std::ostream& out, const Run& run) {
       << "# prediction: herald's simulator, alpha " << format("%.3g", c.alpha * 1e6) << " us, beta "
       << format("%.3g", c.beta * 1e9) << " ns/byte ("
       << (c.measured ? "measured by ping-pong between ranks 0 and 1" : "given or defaulted") << ")\n"
-      << "# auto's cost model reads the same figures from HERALD_ALPHA=" << format("%.3g", c.alpha)
-      << " HERALD_BETA=" << format("%.3g", c.beta) << "\n";
+      << "# auto's cost model: HERALD_ALPHA=" << std::getenv("HERALD_ALPHA")
+      << " HERALD_BETA=" << std::getenv("HERALD_BETA") << " (the figures above unless set by the user)\n";
   char line[256];
   std::snprintf(line, sizeof line, "%10s  %-28s %7s %11s %11s %11s %7s %12s  %s\n", "bytes", "algorithm",
                 "iters", "median_us", "min_us", "max_us", "ratio", "predicted_us", "verdict");
