@@ -1,0 +1,71 @@
+// Transparent receive, the matching half: which arrived message goes to which posted receive.
+//
+// The rule is MPI's: a receive names a source (or any) and a tag (or any); among the messages that fit,
+// it takes the one its source sent first. Messages from one origin may arrive out of order, because a
+// dynamic broadcast and a later point-to-point message travel different paths, so every message carries
+// the origin's sequence number for this receiver and a message only becomes matchable once all earlier
+// ones from its origin have arrived. Pure bookkeeping on ids; the caller owns buffers and data.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace herald::dyn {
+
+inline constexpr int any_source = -1;
+inline constexpr int any_tag = -1;
+
+class Matcher {
+ public:
+  using Id = std::uint64_t;
+  struct Match {
+    Id receive;
+    Id message;
+  };
+  struct Envelope {
+    Id message;
+    int source;
+    int tag;
+  };
+
+  // The first part of message (origin, seq) arrived. Returns the matches this makes: the message itself
+  // and any later messages from the same origin it unblocks, in the origin's order. Throws
+  // Error(invalid_argument) on a sequence number seen before.
+  std::vector<Match> arrive(Id message, int origin, std::uint64_t seq, int tag);
+
+  // A receive is posted; returns the waiting message it takes, if any. Otherwise the receive waits.
+  std::optional<Id> post(Id receive, int source, int tag);
+
+  // The message a receive with this source and tag would take now, without taking it.
+  std::optional<Envelope> probe(int source, int tag) const;
+
+  std::size_t posted() const noexcept { return posted_.size(); }
+  std::size_t unexpected() const noexcept { return unexpected_.size(); }
+  // Messages held back because an earlier one from their origin has not arrived.
+  std::size_t blocked() const noexcept { return blocked_.size(); }
+
+ private:
+  struct Posted {
+    Id receive;
+    int source;
+    int tag;
+  };
+  struct Origin {
+    std::uint64_t next = 0;            // lowest sequence number not yet arrived
+    std::set<std::uint64_t> ahead;     // arrived beyond `next`
+  };
+  static bool fits(int want_source, int want_tag, int source, int tag) noexcept {
+    return (want_source == any_source || want_source == source) && (want_tag == any_tag || want_tag == tag);
+  }
+
+  std::map<int, Origin> origins_;
+  std::map<std::pair<int, std::uint64_t>, Envelope> blocked_;  // (origin, seq) -> message
+  std::deque<Posted> posted_;         // receives in posting order
+  std::deque<Envelope> unexpected_;   // matchable messages in the order they became so
+};
+
+}  // namespace herald::dyn

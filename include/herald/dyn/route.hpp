@@ -1,0 +1,79 @@
+// Source routing: the tree a dynamic broadcast follows, planned at the origin and carried in its messages.
+//
+// The origin builds a coll schedule over a virtual group of k+1 ranks (0 = itself, then one rank per
+// recipient) and reads the tree off it: who sends to whom, and in which order. Recipients are placed on
+// that tree so the ones with higher priority get the data earlier. The whole tree below the origin is then
+// written as one route in pre-order; each node hands every child the slice that is the child's sub-tree,
+// so no node needs to know anything but its own sub-tree.
+#pragma once
+
+#include <herald/algorithms.hpp>
+#include <herald/dyn/wire.hpp>
+#include <herald/schedule.hpp>
+#include <herald/simulator.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace herald::dyn {
+
+// A broadcast tree in virtual ranks, 0 being the root.
+struct Tree {
+  std::vector<int> parent;                 // parent[0] == -1
+  std::vector<std::vector<int>> children;  // in the order each rank serves them
+};
+
+// The tree of a tree-shaped schedule rooted at 0: every other rank must receive only from one peer.
+// Throws Error(invalid_schedule) when the schedule is not a tree (for example scatter + allgather).
+Tree tree_of(const Schedule& schedule);
+
+// The tree an algorithm builds over `group` ranks, read off a one-byte schedule and checked against a
+// multi-segment one of an odd size (some algorithms only split the data once there is enough of it).
+// Throws Error(invalid_schedule) if the algorithm is not a tree or its tree changes with the size.
+Tree tree_of_algorithm(const AlgorithmInfo& algorithm, int group);
+
+// For each virtual rank, the round in which its first byte arrives when each rank sends one message per
+// round, in its order (0 for the root). For a pipelined shape this is the first segment's arrival.
+std::vector<int> arrival_rounds(const Tree& tree);
+
+// Virtual ranks 1..n-1 from the first served to the last: by arrival round, then depth, then number.
+std::vector<int> service_order(const Tree& tree);
+
+struct Recipient {
+  int rank = 0;
+  int priority = 0;
+  std::uint64_t seq = 0;
+};
+
+// The route of the whole tree below the origin. The recipient with the highest priority takes the place
+// served first, and so on; equal priorities keep the order they were given in. Needs one recipient per
+// virtual rank other than the root.
+std::vector<RouteEntry> plan_route(const Tree& tree, std::span<const Recipient> recipients);
+// The same with the tree's service_order() already at hand (the endpoint keeps it per tree).
+std::vector<RouteEntry> plan_route(const Tree& tree, std::span<const int> order, std::span<const Recipient> recipients);
+
+// A direct child of the node holding a route, with the part of the route that child must serve.
+struct Hop {
+  RouteEntry to;
+  std::span<const RouteEntry> route;
+};
+
+// Trims a route for each direct child, in service order. Throws Error(invalid_argument) on a route whose
+// sub-trees do not nest.
+std::vector<Hop> split_route(std::span<const RouteEntry> route);
+
+// The tree shape and segment size a dynamic broadcast uses.
+struct Shape {
+  std::string algorithm;         // a name from the algorithm table
+  std::size_t segment = 0;       // bytes per segment; 0 = the whole message at once
+  double predicted_seconds = 0;  // under the cost model it was chosen with
+};
+
+// Prices every tree-shaped algorithm of the table for `group` ranks and `bytes` bytes, each segmented
+// algorithm at a few segment sizes, with the simulator; returns the cheapest. Binomial wins ties, as in
+// the original dynamic broadcast.
+Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {});
+
+}  // namespace herald::dyn

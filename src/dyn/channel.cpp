@@ -1,0 +1,169 @@
+#include "channel.hpp"
+
+#include <herald/algorithms.hpp>
+#include <herald/dyn/wire.hpp>
+#include <herald/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace herald::dyn {
+namespace {
+
+// Tags on herald's own communicator; nothing else is ever sent on it.
+constexpr int frame_tag = 1;
+constexpr int payload_tag = 2;
+// Frames handled per progress() call, so a flood of arrivals cannot starve completions.
+constexpr int frames_per_pass = 64;
+
+}  // namespace
+
+Channel::Channel(MPI_Comm parent, const Options& options) : comm_(parent), options_(options) {
+  if (options_.max_piece == 0 || options_.max_piece > max_message_bytes) options_.max_piece = max_message_bytes;
+  if (options_.max_in_flight < 1) options_.max_in_flight = 1;
+  options_.max_inline = std::min(options_.max_inline, options_.max_piece);
+  rank_ = comm_.rank();
+  size_ = comm_.size();
+}
+
+void Channel::on(HandlerId id, Handler handler) {
+  if (handlers_.size() <= id) handlers_.resize(std::size_t{id} + 1);
+  handlers_[id] = std::move(handler);
+}
+
+void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
+                   int priority, Done sent) {
+  if (!payload.empty() && payload.size() <= options_.max_inline) {
+    queue_.push_back({priority, posted_++, dest, encode_frame(id, 0, body, payload), {}, std::move(sent)});
+  } else {
+    queue_.push_back({priority, posted_++, dest, encode_frame(id, payload.size(), body), payload, std::move(sent)});
+  }
+  std::push_heap(queue_.begin(), queue_.end(), Later{});
+}
+
+void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
+  if (current_.source < 0 || current_.claimed)
+    throw Error(Errc::invalid_argument, "receive_payload outside a handler, or twice for one message");
+  if (into.size() != current_.payload)
+    throw Error(Errc::invalid_argument, "payload of " + std::to_string(current_.payload) + " bytes claimed with a " +
+                                            std::to_string(into.size()) + "-byte buffer");
+  current_.claimed = true;
+  if (!current_.carried.empty()) std::memcpy(into.data(), current_.carried.data(), into.size());
+  if (into.empty() || !current_.carried.empty()) {
+    arrived();
+    return;
+  }
+  auto transfer = std::make_shared<Transfer>();
+  transfer->done = std::move(arrived);
+  // Posted now, before the next frame from this source is looked at: that is what pairs them.
+  for (std::size_t at = 0; at < into.size(); at += options_.max_piece) {
+    const int count = static_cast<int>(std::min(options_.max_piece, into.size() - at));
+    MPI_Request request;
+    HERALD_MPI(MPI_Irecv(into.data() + at, count, MPI_BYTE, current_.source, payload_tag, comm_.get(), &request));
+    track(request, transfer);
+  }
+}
+
+void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transfer) {
+  ++transfer->pending;
+  requests_.push_back(request);
+  owners_.push_back(transfer);
+}
+
+bool Channel::handle_frames() {
+  bool any = false;
+  for (int i = 0; i < frames_per_pass; ++i) {
+    int flag = 0;
+    MPI_Message message;
+    MPI_Status status;
+    HERALD_MPI(MPI_Improbe(MPI_ANY_SOURCE, frame_tag, comm_.get(), &flag, &message, &status));
+    if (!flag) break;
+    any = true;
+    int count = 0;
+    HERALD_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+    inbox_.resize(static_cast<std::size_t>(count));
+    HERALD_MPI(MPI_Mrecv(inbox_.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE));
+
+    const Frame frame = decode_frame(inbox_);
+    if (frame.handler >= handlers_.size() || !handlers_[frame.handler])
+      throw Error(Errc::invalid_argument, "active message from rank " + std::to_string(status.MPI_SOURCE) +
+                                              " for unregistered handler " + std::to_string(frame.handler));
+    current_ = {status.MPI_SOURCE, static_cast<std::size_t>(frame.payload), frame.carried, false};
+    struct Reset {
+      Current& c;
+      ~Reset() { c = {}; }
+    } reset{current_};
+    handlers_[frame.handler]({status.MPI_SOURCE, frame.body, current_.payload});
+    if (!current_.claimed)
+      throw Error(Errc::invalid_argument, "handler " + std::to_string(frame.handler) + " left a " +
+                                              std::to_string(current_.payload) + "-byte payload unclaimed");
+  }
+  return any;
+}
+
+bool Channel::complete_transfers() {
+  if (requests_.empty()) return false;
+  std::vector<int> indices(requests_.size());
+  int done = 0;
+  HERALD_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, indices.data(),
+                          MPI_STATUSES_IGNORE));
+  if (done == MPI_UNDEFINED || done == 0) return false;
+
+  std::vector<std::shared_ptr<Transfer>> finished;
+  for (int k = 0; k < done; ++k) {
+    auto& owner = owners_[indices[k]];
+    if (--owner->pending == 0) finished.push_back(owner);
+  }
+  // Drop the completed requests (MPI set them to MPI_REQUEST_NULL), keeping the order of the others.
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    requests_[keep] = requests_[i];
+    owners_[keep] = std::move(owners_[i]);
+    ++keep;
+  }
+  requests_.resize(keep);
+  owners_.resize(keep);
+  // Callbacks last: they may post new messages, which only touches the queue.
+  for (const auto& transfer : finished) {
+    if (transfer->outgoing) --in_flight_;
+    if (transfer->done) transfer->done();
+  }
+  return true;
+}
+
+bool Channel::start_sends() {
+  bool any = false;
+  while (!queue_.empty() && in_flight_ < options_.max_in_flight) {
+    std::pop_heap(queue_.begin(), queue_.end(), Later{});
+    Queued item = std::move(queue_.back());
+    queue_.pop_back();
+    auto transfer = std::make_shared<Transfer>();
+    transfer->outgoing = true;
+    transfer->frame = std::move(item.frame);
+    transfer->done = std::move(item.sent);
+    MPI_Request request;
+    HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, item.dest,
+                         frame_tag, comm_.get(), &request));
+    track(request, transfer);
+    for (std::size_t at = 0; at < item.payload.size(); at += options_.max_piece) {
+      const int count = static_cast<int>(std::min(options_.max_piece, item.payload.size() - at));
+      HERALD_MPI(MPI_Isend(item.payload.data() + at, count, MPI_BYTE, item.dest, payload_tag, comm_.get(), &request));
+      track(request, transfer);
+    }
+    ++in_flight_;
+    any = true;
+  }
+  return any;
+}
+
+bool Channel::progress() {
+  bool any = start_sends();
+  any |= handle_frames();
+  any |= complete_transfers();
+  any |= start_sends();
+  return any;
+}
+
+}  // namespace herald::dyn

@@ -1,0 +1,115 @@
+// Active messages on a communicator herald duplicated, advanced by polling.
+//
+// A message is a small frame (handler id, payload length, handler body) sent with one tag, followed by
+// its payload in pieces of at most `max_piece` bytes sent with another tag; a payload of at most
+// `max_inline` bytes rides inside the frame instead (one MPI message, one copy out of it, as MPI's own
+// eager protocol does). MPI keeps messages between
+// two ranks with one tag in order, so the receiver pairs the k-th payload from a rank with the k-th frame
+// from it, provided it posts each payload receive while handling its frame, before the next frame from
+// that rank. That lets a handler choose where the payload lands (the user's buffer when a receive is
+// waiting) before any payload byte is read.
+//
+// Outgoing messages wait in a queue ordered by priority (then by posting order) and at most
+// `max_in_flight` are on the wire at once, so a forwarder passes urgent data first. A channel is not
+// thread-safe; its owner serialises calls.
+#pragma once
+
+#include "../core/mpi/check.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace herald::dyn {
+
+class Channel {
+ public:
+  using HandlerId = std::uint16_t;
+  using Done = std::function<void()>;
+  struct Arrival {
+    int source = 0;
+    std::span<const std::byte> body;  // valid only during the handler call
+    std::size_t payload = 0;          // bytes the handler must claim with receive_payload()
+  };
+  using Handler = std::function<void(const Arrival&)>;
+
+  struct Options {
+    std::size_t max_piece = 0;  // largest single MPI message; 0 = INT_MAX
+    int max_in_flight = 64;     // outgoing messages on the wire at once
+    std::size_t max_inline = 8192;  // payloads up to this size ride inside their frame
+  };
+
+  Channel(MPI_Comm parent, const Options& options);  // collective over `parent` (duplicates it)
+
+  void on(HandlerId id, Handler handler);
+
+  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()).
+  void post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
+            int priority, Done sent);
+
+  // Only inside a handler, for the message being handled: where its payload goes (exactly Arrival::payload
+  // bytes) and what to do once it is all there.
+  void receive_payload(std::span<std::byte> into, Done arrived);
+
+  // One polling pass: handles arrived frames, completes finished transfers (running their callbacks) and
+  // starts queued sends. Returns true if anything happened.
+  bool progress();
+
+  // Nothing queued, on the wire or being received.
+  bool quiet() const noexcept { return queue_.empty() && requests_.empty(); }
+
+  MPI_Comm comm() const noexcept { return comm_.get(); }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+
+ private:
+  // One logical transfer: a frame and its payload pieces, or the payload pieces of one arrival.
+  struct Transfer {
+    std::size_t pending = 0;        // MPI requests still open
+    bool outgoing = false;
+    std::vector<std::byte> frame;   // kept alive while the send is on the wire
+    Done done;
+  };
+  struct Queued {
+    int priority;
+    std::uint64_t order;
+    int dest;
+    std::vector<std::byte> frame;
+    std::span<const std::byte> payload;
+    Done sent;
+  };
+  struct Later {
+    bool operator()(const Queued& a, const Queued& b) const noexcept {
+      return a.priority != b.priority ? a.priority < b.priority : a.order > b.order;
+    }
+  };
+  struct Current {  // the arrival whose handler is running
+    int source = -1;
+    std::size_t payload = 0;
+    std::span<const std::byte> carried;  // the payload, when it came inside the frame
+    bool claimed = false;
+  };
+
+  bool handle_frames();
+  bool complete_transfers();
+  bool start_sends();
+  void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
+
+  mpi::Communicator comm_;
+  int rank_ = 0;
+  int size_ = 0;
+  Options options_;
+  std::vector<Handler> handlers_;
+  std::vector<Queued> queue_;  // a heap under Later: the most urgent at the front
+  std::uint64_t posted_ = 0;
+  int in_flight_ = 0;
+  std::vector<MPI_Request> requests_;                 // open MPI requests...
+  std::vector<std::shared_ptr<Transfer>> owners_;     // ...and the transfer each belongs to
+  Current current_;
+  std::vector<std::byte> inbox_;                      // reused buffer for arriving frames
+};
+
+}  // namespace herald::dyn

@@ -1,0 +1,405 @@
+#include "engine.hpp"
+
+#include <herald/algorithms.hpp>
+#include <herald/config.hpp>
+#include <herald/selector.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+namespace herald::dyn::detail {
+namespace {
+
+constexpr Channel::HandlerId message_handler = 1;
+// Shapes priced per (group, bytes) are remembered; the table is emptied when it grows past this.
+constexpr std::size_t max_remembered_shapes = 1024;
+
+// Options::progress_thread, else HERALD_DYN_PROGRESS_THREAD; refused without MPI_THREAD_MULTIPLE.
+bool progress_thread_wanted(const Options& options) {
+  bool wanted = false;
+  if (options.progress_thread) {
+    wanted = *options.progress_thread;
+  } else if (const auto text = environment("HERALD_DYN_PROGRESS_THREAD")) {
+    const long long value = parse_count(*text, "HERALD_DYN_PROGRESS_THREAD");
+    if (value > 1) throw Error(Errc::invalid_argument, "HERALD_DYN_PROGRESS_THREAD must be 0 or 1, not " + *text);
+    wanted = value == 1;
+  }
+  if (wanted) {
+    int provided = MPI_THREAD_SINGLE;
+    HERALD_MPI(MPI_Query_thread(&provided));
+    if (provided != MPI_THREAD_MULTIPLE)
+      throw Error(Errc::invalid_argument,
+                  "a dynamic-broadcast progress thread needs MPI_THREAD_MULTIPLE; MPI was initialised with level " +
+                      std::to_string(provided));
+  }
+  return wanted;
+}
+
+// Options::max_piece, else HERALD_MAX_MESSAGE_BYTES (as for the broadcast), else INT_MAX.
+std::size_t max_piece(const Options& options) {
+  if (options.max_piece) return options.max_piece;
+  const auto text = environment("HERALD_MAX_MESSAGE_BYTES");
+  if (!text) return max_message_bytes;
+  const std::size_t value = parse_bytes(*text, "HERALD_MAX_MESSAGE_BYTES");
+  if (value < 1 || value > max_message_bytes)
+    throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *text + "' must be in 1.." +
+                                            std::to_string(max_message_bytes));
+  return value;
+}
+
+std::string where(int origin, int tag) {
+  return "from rank " + std::to_string(origin) + " with tag " + std::to_string(tag);
+}
+
+}  // namespace
+
+Engine::Engine(MPI_Comm comm, const Options& options)
+    : threaded(progress_thread_wanted(options)),  // checked before the communicator is duplicated
+      options_(options),
+      cost_model_(options.cost_model ? *options.cost_model : cost_model_from_environment()),
+      default_algorithm_(environment("HERALD_DYN_ALGORITHM").value_or("")),
+      default_segment_(parameters_from_environment().segment),
+      channel_((comm == MPI_COMM_NULL ? throw Error(Errc::invalid_comm, "dynamic broadcast on MPI_COMM_NULL") : comm),
+               {.max_piece = max_piece(options),
+                .max_in_flight = options.max_in_flight,
+                .max_inline = options.max_inline}) {
+  if (default_algorithm_ == "auto") default_algorithm_.clear();
+  if (!default_algorithm_.empty()) tree_for(2, default_algorithm_);  // an unknown name fails here, early
+  rank = channel_.rank();
+  size = channel_.size();
+  next_seq_.assign(static_cast<std::size_t>(size), 0);
+  channel_.on(message_handler, [this](const Channel::Arrival& a) { on_message(a); });
+  if (threaded) thread_ = std::jthread([this](std::stop_token stop) { run_progress_thread(stop); });
+}
+
+Engine::~Engine() {
+  // close() normally ran already; this only stops a thread left running by a failed constructor path.
+  if (thread_.joinable()) {
+    thread_.request_stop();
+    thread_.join();
+  }
+}
+
+void Engine::run_progress_thread(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    bool busy = false;
+    {
+      std::lock_guard lock(mutex);
+      if (failure_) return;
+      try {
+        busy = channel_.progress();
+      } catch (...) {
+        failure_ = std::current_exception();
+        return;
+      }
+    }
+    // Idle: leave the core to the application (this machine class often has fewer cores than ranks).
+    if (!busy) std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void Engine::check_usable() const {
+  if (failure_) std::rethrow_exception(failure_);
+  if (closed_) throw Error(Errc::invalid_argument, "dynamic-broadcast endpoint already destroyed");
+}
+
+bool Engine::progress() {
+  check_usable();
+  return channel_.progress();
+}
+
+void Engine::check_peer(int peer, const char* what) const {
+  if (peer < 0 || peer >= size)
+    throw Error(Errc::invalid_argument, std::string(what) + " " + std::to_string(peer) + " is not a rank of the " +
+                                            std::to_string(size) + "-rank communicator");
+  if (peer == rank)
+    throw Error(Errc::invalid_argument, std::string(what) + " " + std::to_string(peer) + " is this rank itself");
+}
+
+const Engine::Planned& Engine::tree_for(int group, const std::string& algorithm) {
+  const auto key = std::pair{group, algorithm};
+  if (auto it = trees_.find(key); it != trees_.end()) return it->second;
+  const AlgorithmInfo& info = find_algorithm(algorithm);
+  Tree tree;
+  try {
+    tree = tree_of_algorithm(info, group);
+  } catch (const Error& e) {
+    throw Error(Errc::invalid_argument, "algorithm '" + algorithm + "' cannot carry a dynamic broadcast (" +
+                                            e.what() + ")");
+  }
+  std::vector<int> order = service_order(tree);
+  return trees_.emplace(key, Planned{std::move(tree), std::move(order)}).first->second;
+}
+
+Shape Engine::shape_for(int group, std::size_t bytes) {
+  const auto key = std::pair{group, bytes};
+  if (auto it = shapes_.find(key); it != shapes_.end()) return it->second;
+  if (shapes_.size() >= max_remembered_shapes) shapes_.clear();
+  return shapes_.emplace(key, choose_shape(group, bytes, cost_model_)).first->second;
+}
+
+void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data,
+                        std::span<const int> recipients, int tag, const SendOptions& options) {
+  check_usable();
+  // Every check first: nothing is sent, and no sequence number taken, for a refused broadcast.
+  if (tag < 0) throw Error(Errc::invalid_argument, "tag " + std::to_string(tag) + " is negative");
+  if (data.data() == nullptr && !data.empty())
+    throw Error(Errc::invalid_buffer, "null buffer for " + std::to_string(data.size()) + " bytes");
+  if (!options.priorities.empty() && options.priorities.size() != recipients.size())
+    throw Error(Errc::invalid_argument, std::to_string(options.priorities.size()) + " priorities for " +
+                                            std::to_string(recipients.size()) + " recipients");
+  for (int r : recipients) check_peer(r, "recipient");
+  std::vector<int> sorted(recipients.begin(), recipients.end());
+  std::sort(sorted.begin(), sorted.end());
+  if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+    throw Error(Errc::invalid_argument, "recipient " + std::to_string(*dup) + " is listed twice");
+  if (recipients.empty()) {
+    state->done = true;
+    return;
+  }
+  const int group = static_cast<int>(recipients.size()) + 1;
+  const std::string& algorithm = options.algorithm.empty() ? default_algorithm_ : options.algorithm;
+  Shape shape;
+  if (algorithm.empty() || algorithm == "auto") {
+    shape = shape_for(group, data.size());
+  } else {
+    // A zero segment means HERALD_SEGMENT_SIZE, else the algorithm's own default, as everywhere in herald.
+    const Problem p = with_defaults(find_algorithm(algorithm),
+                                    {.ranks = group, .root = 0, .bytes = data.size(),
+                                     .parameters = {.segment = options.segment ? options.segment : default_segment_}});
+    shape = {algorithm, p.parameters.segment, 0};
+  }
+  // Every segment is a queued message with its own header: refuse a size that would flood memory.
+  constexpr std::size_t max_segments = std::size_t{1} << 20;
+  if (shape.segment > 0 && data.size() / shape.segment >= max_segments)
+    throw Error(Errc::invalid_argument, "segments of " + std::to_string(shape.segment) + " bytes cut " +
+                                            std::to_string(data.size()) + " bytes into more than " +
+                                            std::to_string(max_segments) + " pieces");
+  const Planned& planned_tree = tree_for(group, shape.algorithm);
+
+  std::vector<Recipient> planned(recipients.size());
+  for (std::size_t i = 0; i < recipients.size(); ++i)
+    planned[i] = {recipients[i], options.priorities.empty() ? 0 : options.priorities[i],
+                  next_seq_[static_cast<std::size_t>(recipients[i])]++};
+  const std::vector<RouteEntry> route = plan_route(planned_tree.tree, planned_tree.order, planned);
+  const std::vector<Hop> hops = split_route(route);
+  std::vector<ByteRange> pieces = segments(data.size(), shape.segment);
+  if (pieces.empty()) pieces.push_back({0, 0});  // an empty message still travels, as one header
+
+  state->outstanding = hops.size() * pieces.size();
+  auto sent = [state] {
+    if (--state->outstanding == 0) state->done = true;
+  };
+  bool first = true;
+  for (const ByteRange& piece : pieces) {
+    for (const Hop& hop : hops) {
+      Header h{.origin = rank,
+               .tag = tag,
+               .priority = hop.to.priority,
+               .seq = hop.to.seq,
+               .total = data.size(),
+               .segment = piece,
+               .has_route = first,
+               .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
+                              : std::vector<RouteEntry>{}};
+      channel_.post(hop.to.rank, message_handler, encode_header(h), data.subspan(piece.offset, piece.length),
+                    hop.to.priority, sent);
+    }
+    first = false;
+  }
+  channel_.progress();
+}
+
+void Engine::start_p2p(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest,
+                       int tag, int priority) {
+  check_usable();
+  if (tag < 0) throw Error(Errc::invalid_argument, "tag " + std::to_string(tag) + " is negative");
+  if (data.data() == nullptr && !data.empty())
+    throw Error(Errc::invalid_buffer, "null buffer for " + std::to_string(data.size()) + " bytes");
+  check_peer(dest, "destination");
+  const Header h{.origin = rank,
+                 .tag = tag,
+                 .priority = priority,
+                 .seq = next_seq_[static_cast<std::size_t>(dest)]++,
+                 .total = data.size(),
+                 .segment = {0, data.size()},
+                 .has_route = true,
+                 .route = {}};
+  state->outstanding = 1;
+  channel_.post(dest, message_handler, encode_header(h), data, priority, [state] {
+    state->outstanding = 0;
+    state->done = true;
+  });
+  channel_.progress();
+}
+
+void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source,
+                        int tag) {
+  check_usable();
+  if (source == MPI_ANY_SOURCE) source = any_source;
+  if (tag == MPI_ANY_TAG) tag = any_tag;
+  if (source != any_source) check_peer(source, "source");
+  if (tag < 0 && tag != any_tag) throw Error(Errc::invalid_argument, "tag " + std::to_string(tag) + " is negative");
+  if (buffer.data() == nullptr && !buffer.empty())
+    throw Error(Errc::invalid_buffer, "null buffer for " + std::to_string(buffer.size()) + " bytes");
+  const Matcher::Id id = next_id_++;
+  posted_.emplace(id, Posted{state, buffer});
+  if (auto message = matcher_.post(id, source, tag)) bind(id, *message);
+  channel_.progress();
+}
+
+std::optional<Status> Engine::probe(int source, int tag) {
+  check_usable();
+  if (source == MPI_ANY_SOURCE) source = any_source;
+  if (tag == MPI_ANY_TAG) tag = any_tag;
+  channel_.progress();
+  const auto found = matcher_.probe(source, tag);
+  if (!found) return std::nullopt;
+  return Status{found->source, found->tag, messages_.at(found->message)->total};
+}
+
+void Engine::on_message(const Channel::Arrival& arrival) {
+  Header h = decode_header(arrival.body);
+  if (h.segment.length != arrival.payload)
+    throw Error(Errc::invalid_argument, "header announces a " + std::to_string(h.segment.length) +
+                                            "-byte segment but " + std::to_string(arrival.payload) + " bytes follow");
+  check_peer(h.origin, "origin");
+  for (const RouteEntry& e : h.route) check_peer(e.rank, "routed recipient");
+
+  std::shared_ptr<Incoming> message;
+  if (auto it = by_origin_.find({h.origin, h.seq}); it != by_origin_.end()) {
+    message = it->second;
+    if (h.has_route || h.total != message->total || h.tag != message->tag)
+      throw Error(Errc::invalid_argument, "segment " + where(h.origin, h.tag) + " disagrees with its message");
+  } else {
+    if (!h.has_route)
+      throw Error(Errc::invalid_argument, "segment " + where(h.origin, h.tag) + " of a message never announced");
+    message = std::make_shared<Incoming>();
+    message->id = next_id_++;
+    message->origin = h.origin;
+    message->tag = h.tag;
+    message->seq = h.seq;
+    message->total = h.total;
+    message->route = std::move(h.route);
+    by_origin_.emplace(std::pair{h.origin, h.seq}, message);
+    messages_.emplace(message->id, message);
+    const std::size_t blocked = matcher_.blocked();
+    for (const Matcher::Match& m : matcher_.arrive(message->id, h.origin, h.seq, h.tag)) bind(m.receive, m.message);
+    if (matcher_.blocked() > blocked) ++statistics.overtaken;
+    if (!message->placed) hold(*message);
+  }
+  if (message->arrived + h.segment.length > message->total)
+    throw Error(Errc::invalid_argument, "more bytes than announced " + where(h.origin, h.tag));
+  channel_.receive_payload(message->storage.subspan(h.segment.offset, h.segment.length),
+                           [this, message, segment = h.segment] { on_segment(message, segment); });
+}
+
+void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment) {
+  message->arrived += segment.length;
+  // Pass the segment down at once; the next one is already being received.
+  for (const Hop& hop : split_route(message->route)) {
+    Header h{.origin = message->origin,
+             .tag = message->tag,
+             .priority = hop.to.priority,
+             .seq = hop.to.seq,
+             .total = message->total,
+             .segment = segment,
+             .has_route = !message->route_forwarded,
+             .route = message->route_forwarded ? std::vector<RouteEntry>{}
+                                               : std::vector<RouteEntry>(hop.route.begin(), hop.route.end())};
+    ++message->forwarding;
+    ++statistics.segments_forwarded;
+    channel_.post(hop.to.rank, message_handler, encode_header(h),
+                  message->storage.subspan(segment.offset, segment.length), hop.to.priority, [this, message] {
+                    --message->forwarding;
+                    settle(message);
+                  });
+  }
+  message->route_forwarded = true;
+  settle(message);
+}
+
+void Engine::hold(Incoming& message) {
+  message.held = std::make_unique_for_overwrite<std::byte[]>(message.total);
+  message.storage = {message.held.get(), message.total};
+  message.placed = true;
+}
+
+void Engine::bind(Matcher::Id receive, Matcher::Id id) {
+  auto node = posted_.extract(receive);
+  Posted& posted = node.mapped();
+  const std::shared_ptr<Incoming> message = messages_.at(id);
+  message->consumed = true;
+  message->receive = posted.state;
+  posted.state->status = {message->origin, message->tag, 0};
+  if (message->total > posted.buffer.size()) {
+    // MPI would write what fits; herald writes nothing, and the message still reaches its sub-tree.
+    posted.state->error = Error(Errc::truncated, "message of " + std::to_string(message->total) + " bytes " +
+                                                     where(message->origin, message->tag) + " does not fit the " +
+                                                     std::to_string(posted.buffer.size()) + "-byte receive buffer");
+    message->refused = true;
+    if (!message->placed) hold(*message);
+  } else {
+    message->user = posted.buffer.first(message->total);
+    if (!message->placed) {
+      message->storage = message->user;
+      message->placed = true;
+      message->zero_copy = true;
+    }
+  }
+  settle(message);
+}
+
+void Engine::settle(const std::shared_ptr<Incoming>& message) {
+  Incoming& m = *message;
+  // A receive completes once the whole message is here and every forward of it has left this rank: the
+  // buffer is the user's again, and the rank owes its sub-tree nothing more.
+  const bool passed_on = m.placed && m.arrived == m.total && m.forwarding == 0;
+  if (!passed_on) return;
+  if (m.receive) {
+    if (!m.refused) {
+      if (m.zero_copy) {
+        ++statistics.received_in_place;
+      } else {
+        if (m.total > 0) std::memcpy(m.user.data(), m.storage.data(), m.total);
+        ++statistics.received_held;
+        statistics.bytes_copied += m.total;
+      }
+      m.receive->status.bytes = m.total;
+    }
+    m.receive->done = true;
+    m.receive.reset();
+  }
+  if (m.consumed) {
+    by_origin_.erase({m.origin, m.seq});
+    messages_.erase(m.id);
+  }
+}
+
+void Engine::close() {
+  if (closed_) return;
+  if (thread_.joinable()) {
+    // The thread takes `mutex`, which the caller holds: let go while it stops.
+    mutex.unlock();
+    thread_.request_stop();
+    thread_.join();
+    mutex.lock();
+  }
+  closed_ = true;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized || failure_) return;
+  // Forward whatever passed through this rank, then keep serving until every rank has done the same.
+  while (!channel_.quiet()) channel_.progress();
+  MPI_Request barrier;
+  HERALD_MPI(MPI_Ibarrier(channel_.comm(), &barrier));
+  for (int done = 0; !done;) {
+    if (!channel_.progress()) std::this_thread::yield();
+    HERALD_MPI(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
+  }
+  while (!channel_.quiet()) channel_.progress();
+}
+
+}  // namespace herald::dyn::detail

@@ -1,0 +1,117 @@
+// The state behind an Endpoint: the active-message channel, the messages passing through this rank, the
+// posted receives, and the optional progress thread. Every member function expects `mutex` held.
+#pragma once
+
+#include "channel.hpp"
+
+#include <herald/dyn/endpoint.hpp>
+#include <herald/dyn/matcher.hpp>
+#include <herald/dyn/route.hpp>
+#include <herald/dyn/wire.hpp>
+#include <herald/error.hpp>
+
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace herald::dyn {
+
+struct Request::State {
+  bool done = false;
+  std::optional<Error> error;
+  Status status;
+  std::size_t outstanding = 0;  // sends: messages not yet off this rank
+};
+
+namespace detail {
+
+struct Engine {
+  Engine(MPI_Comm comm, const Options& options);
+  ~Engine();
+
+  void start_send(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data,
+                  std::span<const int> recipients, int tag, const SendOptions& options);
+  void start_p2p(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest, int tag,
+                 int priority);
+  void start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source, int tag);
+  std::optional<Status> probe(int source, int tag);
+  bool progress();
+  // Rethrows a failure of the progress thread; refuses use after close().
+  void check_usable() const;
+  // Collective: stops the thread, finishes this rank's forwarding, waits for the other ranks.
+  void close();
+
+  std::mutex mutex;
+  Statistics statistics;
+  int rank = 0;
+  int size = 0;
+  bool threaded = false;
+
+ private:
+  // A message passing through (or ending at) this rank, from its first segment until it is delivered and
+  // every forward of it has left.
+  struct Incoming {
+    Matcher::Id id = 0;
+    int origin = 0;
+    int tag = 0;
+    std::uint64_t seq = 0;
+    std::size_t total = 0;
+    std::vector<RouteEntry> route;    // the sub-tree this rank serves
+    bool route_forwarded = false;     // children got their routes with the first forwarded segment
+    bool placed = false;              // `storage` chosen
+    bool zero_copy = false;           // `storage` is the receive's buffer
+    std::span<std::byte> storage;     // where segments land and are forwarded from
+    std::unique_ptr<std::byte[]> held;  // storage when no receive was waiting
+    std::size_t arrived = 0;          // bytes landed
+    std::size_t forwarding = 0;       // forwards still reading `storage`
+    bool consumed = false;            // matched by a receive (delivered, or refused as too long)
+    bool refused = false;             // the receive's buffer is too short: it gets an error, no bytes
+    std::shared_ptr<Request::State> receive;
+    std::span<std::byte> user;
+  };
+  struct Posted {
+    std::shared_ptr<Request::State> state;
+    std::span<std::byte> buffer;
+  };
+
+  void on_message(const Channel::Arrival& arrival);
+  void on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment);
+  void bind(Matcher::Id receive, Matcher::Id message);
+  void hold(Incoming& message);
+  void settle(const std::shared_ptr<Incoming>& message);
+  void check_peer(int rank, const char* what) const;
+  struct Planned {
+    Tree tree;
+    std::vector<int> order;  // service_order(tree)
+  };
+  const Planned& tree_for(int group, const std::string& algorithm);
+  Shape shape_for(int group, std::size_t bytes);
+  void run_progress_thread(std::stop_token stop);
+
+  Options options_;
+  CostModel cost_model_;
+  std::string default_algorithm_;  // HERALD_DYN_ALGORITHM; empty or "auto": the cost model chooses
+  std::size_t default_segment_;    // HERALD_SEGMENT_SIZE; 0: the algorithm's default
+  Channel channel_;
+  Matcher matcher_;
+  Matcher::Id next_id_ = 0;
+  std::vector<std::uint64_t> next_seq_;  // per destination: the number of the next message to it
+  std::map<std::pair<int, std::uint64_t>, std::shared_ptr<Incoming>> by_origin_;  // (origin, seq)
+  std::unordered_map<Matcher::Id, std::shared_ptr<Incoming>> messages_;
+  std::unordered_map<Matcher::Id, Posted> posted_;
+  std::map<std::pair<int, std::string>, Planned, std::less<>> trees_;
+  std::map<std::pair<int, std::size_t>, Shape> shapes_;
+  std::exception_ptr failure_;
+  bool closed_ = false;
+  std::jthread thread_;
+};
+
+}  // namespace detail
+}  // namespace herald::dyn

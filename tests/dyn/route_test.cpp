@@ -1,0 +1,211 @@
+// Source routing without MPI: trees read off schedules, recipients placed by priority, routes trimmed.
+#include <herald/algorithms.hpp>
+#include <herald/dyn/route.hpp>
+#include <herald/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+namespace herald::dyn {
+namespace {
+
+Tree tree(const std::string& algorithm, int group, std::size_t bytes = 1, std::size_t segment = 0) {
+  return tree_of(make_schedule(find_algorithm(algorithm),
+                               {.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = segment}}));
+}
+
+std::vector<std::string> tree_algorithms() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& a : algorithms()) {
+    try {
+      tree_of_algorithm(a, 9);
+      names.emplace_back(a.name);
+    } catch (const Error&) {
+    }
+  }
+  return names;
+}
+
+// What each recipient sees, found by walking the route the way forwarders do: the round its data arrives
+// in (one send per round per node, in route order), its parent rank and its depth.
+struct Seen {
+  int round = 0;
+  int parent = -1;
+  int depth = 0;
+};
+std::map<int, Seen> walk(std::span<const RouteEntry> route, int origin) {
+  std::map<int, Seen> seen;
+  std::function<void(std::span<const RouteEntry>, int, int, int)> visit = [&](std::span<const RouteEntry> r,
+                                                                              int parent, int round, int depth) {
+    const auto hops = split_route(r);
+    for (std::size_t i = 0; i < hops.size(); ++i) {
+      const int rank = hops[i].to.rank;
+      EXPECT_FALSE(seen.count(rank)) << "rank " << rank << " reached twice";
+      seen[rank] = {round + static_cast<int>(i) + 1, parent, depth + 1};
+      visit(hops[i].route, rank, seen[rank].round, depth + 1);
+    }
+  };
+  visit(route, origin, 0, 0);
+  return seen;
+}
+
+TEST(Route, BinomialTreeIsTheOneOfTheFigure) {
+  // Seed 003, Figure 1: six recipients; 0 serves 4, then 2, then 1; 4 serves 6 then 5; 2 serves 3.
+  const Tree t = tree("binomial", 7);
+  EXPECT_EQ(t.children[0], (std::vector<int>{4, 2, 1}));
+  EXPECT_EQ(t.children[4], (std::vector<int>{6, 5}));
+  EXPECT_EQ(t.children[2], (std::vector<int>{3}));
+  EXPECT_EQ(t.parent[5], 4);
+  EXPECT_EQ(t.parent[0], -1);
+}
+
+TEST(Route, FigureOneRoutesAreTrimmedPerChild) {
+  // The origin hands its first child a list of two more ranks, the second one, the last none.
+  const Tree t = tree("binomial", 7);
+  std::vector<Recipient> r;
+  for (int i = 1; i <= 6; ++i) r.push_back({10 + i, 0, 0});
+  const auto route = plan_route(t, r);
+  const auto hops = split_route(route);
+  ASSERT_EQ(hops.size(), 3u);
+  EXPECT_EQ(hops[0].route.size(), 2u);
+  EXPECT_EQ(hops[1].route.size(), 1u);
+  EXPECT_EQ(hops[2].route.size(), 0u);
+  // Equal priorities: the recipients' own order is the order they are served in.
+  EXPECT_EQ(hops[0].to.rank, 11);
+  EXPECT_EQ(hops[1].to.rank, 12);
+}
+
+TEST(Route, NonTreeSchedulesAreRefused) {
+  for (const char* name : {"scatter_ring", "scatter_ring_tuned", "scatter_rdb", "two_tree", "split_binary"}) {
+    for (int group : {3, 8}) {
+      try {
+        tree_of_algorithm(find_algorithm(name), group);
+        ADD_FAILURE() << name << " accepted as a tree over " << group << " ranks";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Errc::invalid_schedule) << name;
+      }
+    }
+  }
+  // Trees stay trees at every size.
+  for (const char* name : {"linear", "binomial", "chain", "binary", "knomial"})
+    EXPECT_NO_THROW(tree_of_algorithm(find_algorithm(name), 8)) << name;
+}
+
+TEST(Route, TreeDoesNotDependOnSizeOrSegments) {
+  // The endpoint reads the tree off a one-byte schedule and segments by itself.
+  for (const std::string& name : tree_algorithms())
+    for (int group : {2, 3, 5, 8, 13})
+      for (std::size_t segment : {std::size_t{0}, std::size_t{1000}}) {
+        const Tree small = tree(name, group);
+        const Tree large = tree(name, group, 10007, segment);
+        EXPECT_EQ(small.parent, large.parent) << name << " group " << group;
+        EXPECT_EQ(small.children, large.children) << name << " group " << group;
+      }
+}
+
+TEST(Route, EveryRecipientOnceWithConsistentSubTrees) {
+  std::mt19937 rng(11);
+  for (const std::string& name : tree_algorithms()) {
+    for (int k = 1; k <= 40; ++k) {
+      const Tree t = tree(name, k + 1);
+      std::vector<Recipient> recipients;
+      std::vector<int> ranks(200);
+      std::iota(ranks.begin(), ranks.end(), 1);
+      std::shuffle(ranks.begin(), ranks.end(), rng);
+      for (int i = 0; i < k; ++i) recipients.push_back({ranks[i], static_cast<int>(rng() % 5), rng() % 100u});
+      const auto route = plan_route(t, recipients);
+      ASSERT_EQ(route.size(), static_cast<std::size_t>(k));
+      check_route_shape(route);
+      const auto seen = walk(route, 0);
+      EXPECT_EQ(seen.size(), static_cast<std::size_t>(k)) << name << " k=" << k;
+      for (const Recipient& r : recipients) {
+        auto it = std::find_if(route.begin(), route.end(), [&](const RouteEntry& e) { return e.rank == r.rank; });
+        ASSERT_NE(it, route.end());
+        EXPECT_EQ(it->priority, r.priority);
+        EXPECT_EQ(it->seq, r.seq);
+      }
+      // The walked tree has the schedule's shape: same multiset of fan-outs.
+      std::multiset<int> fanouts_tree, fanouts_route;
+      for (const auto& c : t.children) fanouts_tree.insert(static_cast<int>(c.size()));
+      std::map<int, int> kids;
+      for (const auto& [rank, s] : seen) ++kids[s.parent];
+      fanouts_route.insert(kids[0]);
+      for (const auto& [rank, s] : seen) fanouts_route.insert(kids.count(rank) ? kids[rank] : 0);
+      EXPECT_EQ(fanouts_tree, fanouts_route) << name << " k=" << k;
+    }
+  }
+}
+
+TEST(Route, HigherPriorityIsServedNoLater) {
+  std::mt19937 rng(5);
+  for (const std::string& name : tree_algorithms()) {
+    for (int trial = 0; trial < 60; ++trial) {
+      const int k = 1 + static_cast<int>(rng() % 30);
+      std::vector<Recipient> recipients;
+      for (int i = 0; i < k; ++i) recipients.push_back({100 + i, static_cast<int>(rng() % 4), 0});
+      const auto seen = walk(plan_route(tree(name, k + 1), recipients), 0);
+      for (const Recipient& a : recipients) {
+        for (const Recipient& b : recipients) {
+          if (a.priority > b.priority) {
+            EXPECT_LE(seen.at(a.rank).round, seen.at(b.rank).round)
+                << name << ": priority " << a.priority << " served after priority " << b.priority;
+          }
+        }
+      }
+      // The most urgent recipient is the origin's first child.
+      const auto top = std::max_element(recipients.begin(), recipients.end(),
+                                        [](const Recipient& x, const Recipient& y) { return x.priority < y.priority; });
+      EXPECT_EQ(seen.at(top->rank).round, 1) << name;
+    }
+  }
+}
+
+TEST(Route, SplitPartitionsTheRoute) {
+  const Tree t = tree("binomial", 20);
+  std::vector<Recipient> recipients;
+  for (int i = 0; i < 19; ++i) recipients.push_back({i + 1, 0, 0});
+  const auto route = plan_route(t, recipients);
+  std::vector<RouteEntry> rebuilt;
+  for (const Hop& hop : split_route(route)) {
+    rebuilt.push_back(hop.to);
+    rebuilt.insert(rebuilt.end(), hop.route.begin(), hop.route.end());
+  }
+  EXPECT_EQ(rebuilt, route);
+}
+
+TEST(Route, PlanNeedsOneRecipientPerRank) {
+  const Tree t = tree("binomial", 4);
+  std::vector<Recipient> two{{1, 0, 0}, {2, 0, 0}};
+  EXPECT_THROW(plan_route(t, two), Error);
+}
+
+TEST(Shape, NeverWorseThanPlainBinomial) {
+  for (int group : {2, 3, 4, 5, 9, 17})
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{1024}, std::size_t{65536},
+                              std::size_t{1} << 20, std::size_t{8} << 20}) {
+      const Shape s = choose_shape(group, bytes);
+      const double binomial = simulate(make_schedule(find_algorithm("binomial"),
+                                                     {.ranks = group, .root = 0, .bytes = bytes}))
+                                  .predicted_seconds;
+      EXPECT_LE(s.predicted_seconds, binomial + 1e-15) << group << " ranks, " << bytes << " bytes";
+      EXPECT_NO_THROW(tree(s.algorithm, group)) << s.algorithm << " is not a tree";
+    }
+}
+
+TEST(Shape, LargeMessagesArePipelinedAndSmallOnesAreNot) {
+  // Under the default model 8 MiB costs far more in bandwidth than in latency, so a pipelined shape wins
+  // as soon as a forwarder exists; 1 KiB is latency-bound and goes whole.
+  for (int group : {3, 4, 5, 9}) {
+    EXPECT_GT(choose_shape(group, std::size_t{8} << 20).segment, 0u) << group;
+    EXPECT_EQ(choose_shape(group, 1024).segment, 0u) << group;
+  }
+}
+
+}  // namespace
+}  // namespace herald::dyn
