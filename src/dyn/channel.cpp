@@ -14,6 +14,9 @@ namespace {
 // Tags on herald's own communicator; nothing else is ever sent on it.
 constexpr int frame_tag = 1;
 constexpr int payload_tag = 2;
+constexpr int long_frame_tag = 3;
+// A slot must hold at least a stub frame; everything longer can take the stub path.
+constexpr std::size_t min_slot_bytes = 64;
 // Frames handled per progress() call, so a flood of arrivals cannot starve completions.
 constexpr int frames_per_pass = 64;
 
@@ -23,21 +26,54 @@ Channel::Channel(MPI_Comm parent, const Options& options) : comm_(parent), optio
   if (options_.max_piece == 0 || options_.max_piece > max_message_bytes) options_.max_piece = max_message_bytes;
   if (options_.max_in_flight < 1) options_.max_in_flight = 1;
   options_.max_inline = std::min(options_.max_inline, options_.max_piece);
+  if (options_.slot_bytes < min_slot_bytes || options_.slot_bytes > max_message_bytes)
+    throw Error(Errc::invalid_argument, "a frame slot of " + std::to_string(options_.slot_bytes) +
+                                            " bytes; it must be in " + std::to_string(min_slot_bytes) + ".." +
+                                            std::to_string(max_message_bytes));
   rank_ = comm_.rank();
   size_ = comm_.size();
+  slots_.resize(options_.slot_bytes * slot_count);
+  slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
+  for (int i = 0; i < slot_count; ++i) {
+    HERALD_MPI(MPI_Recv_init(slots_.data() + options_.slot_bytes * i, static_cast<int>(options_.slot_bytes), MPI_BYTE, MPI_ANY_SOURCE,
+                             frame_tag, comm_.get(), &slot_requests_[i]));
+    HERALD_MPI(MPI_Start(&slot_requests_[i]));
+  }
+}
+
+Channel::~Channel() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  // Every peer has stopped sending (the endpoint closes with a barrier), so the slots are still open.
+  for (MPI_Request& request : slot_requests_) {
+    if (request == MPI_REQUEST_NULL) continue;
+    MPI_Cancel(&request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    MPI_Request_free(&request);
+  }
 }
 
 void Channel::on(HandlerId id, Handler handler) {
+  if (id == long_frame) throw Error(Errc::invalid_argument, "active-message handler id 65535 is reserved");
   if (handlers_.size() <= id) handlers_.resize(std::size_t{id} + 1);
   handlers_[id] = std::move(handler);
 }
 
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
                    int priority, Done sent) {
-  if (!payload.empty() && payload.size() <= options_.max_inline) {
-    queue_.push_back({priority, posted_++, dest, encode_frame(id, 0, body, payload), {}, std::move(sent)});
+  if (!payload.empty() && payload.size() <= options_.max_inline &&
+      frame_bytes + body.size() + payload.size() <= options_.slot_bytes) {
+    queue_.push_back({priority, posted_++, dest, encode_frame(id, 0, body, payload), {}, {}, std::move(sent)});
   } else {
-    queue_.push_back({priority, posted_++, dest, encode_frame(id, payload.size(), body), payload, std::move(sent)});
+    std::vector<std::byte> frame = encode_frame(id, payload.size(), body);
+    std::vector<std::byte> stub;
+    if (frame.size() > options_.slot_bytes) stub = encode_frame(long_frame, frame.size(), {});
+    if (stub.empty()) {
+      queue_.push_back({priority, posted_++, dest, std::move(frame), {}, payload, std::move(sent)});
+    } else {
+      queue_.push_back({priority, posted_++, dest, std::move(stub), std::move(frame), payload, std::move(sent)});
+    }
   }
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
@@ -74,46 +110,69 @@ void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transf
 bool Channel::handle_frames() {
   bool any = false;
   for (int i = 0; i < frames_per_pass; ++i) {
+    MPI_Request& request = slot_requests_[next_slot_];
     int flag = 0;
-    MPI_Message message;
     MPI_Status status;
-    HERALD_MPI(MPI_Improbe(MPI_ANY_SOURCE, frame_tag, comm_.get(), &flag, &message, &status));
+    HERALD_MPI(MPI_Test(&request, &flag, &status));
     if (!flag) break;
     any = true;
     int count = 0;
     HERALD_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
-    inbox_.resize(static_cast<std::size_t>(count));
-    HERALD_MPI(MPI_Mrecv(inbox_.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE));
-
-    const Frame frame = decode_frame(inbox_);
-    if (frame.handler >= handlers_.size() || !handlers_[frame.handler])
-      throw Error(Errc::invalid_argument, "active message from rank " + std::to_string(status.MPI_SOURCE) +
-                                              " for unregistered handler " + std::to_string(frame.handler));
-    current_ = {status.MPI_SOURCE, static_cast<std::size_t>(frame.payload), frame.carried, false};
-    struct Reset {
-      Current& c;
-      ~Reset() { c = {}; }
-    } reset{current_};
-    handlers_[frame.handler]({status.MPI_SOURCE, frame.body, current_.payload});
-    if (!current_.claimed)
-      throw Error(Errc::invalid_argument, "handler " + std::to_string(frame.handler) + " left a " +
-                                              std::to_string(current_.payload) + "-byte payload unclaimed");
+    const std::span<const std::byte> bytes{slots_.data() + options_.slot_bytes * next_slot_, static_cast<std::size_t>(count)};
+    // Once handled (or refused), the slot's bytes are no longer read: post it again, last in the ring.
+    struct Rearm {
+      MPI_Request& request;
+      std::size_t& next;
+      ~Rearm() {
+        MPI_Start(&request);  // cannot throw here; a failure shows at the next MPI_Test of this slot
+        next = (next + 1) % slot_count;
+      }
+    } rearm{request, next_slot_};
+    handle(status.MPI_SOURCE, bytes);
   }
   return any;
 }
 
+void Channel::handle(int source, std::span<const std::byte> bytes) {
+  Frame frame = decode_frame(bytes);
+  if (frame.handler == long_frame) {
+    if (frame.inline_payload || frame.payload > max_message_bytes)
+      throw Error(Errc::invalid_argument, "malformed long-frame stub from rank " + std::to_string(source));
+    // The sender put the frame on the wire together with its stub, so this receive waits only for the
+    // transfer itself; frames from this source after the stub are not looked at before it is handled.
+    inbox_.resize(static_cast<std::size_t>(frame.payload));
+    HERALD_MPI(MPI_Recv(inbox_.data(), static_cast<int>(inbox_.size()), MPI_BYTE, source, long_frame_tag, comm_.get(),
+                        MPI_STATUS_IGNORE));
+    frame = decode_frame(inbox_);
+    if (frame.handler == long_frame)
+      throw Error(Errc::invalid_argument, "long frame from rank " + std::to_string(source) + " is itself a stub");
+  }
+  if (frame.handler >= handlers_.size() || !handlers_[frame.handler])
+    throw Error(Errc::invalid_argument, "active message from rank " + std::to_string(source) +
+                                            " for unregistered handler " + std::to_string(frame.handler));
+  current_ = {source, static_cast<std::size_t>(frame.payload), frame.carried, false};
+  struct Reset {
+    Current& c;
+    ~Reset() { c = {}; }
+  } reset{current_};
+  handlers_[frame.handler]({source, frame.body, current_.payload});
+  if (!current_.claimed)
+    throw Error(Errc::invalid_argument, "handler " + std::to_string(frame.handler) + " left a " +
+                                            std::to_string(current_.payload) + "-byte payload unclaimed");
+}
+
 bool Channel::complete_transfers() {
   if (requests_.empty()) return false;
-  std::vector<int> indices(requests_.size());
+  indices_.resize(requests_.size());
   int done = 0;
-  HERALD_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, indices.data(),
+  HERALD_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, indices_.data(),
                           MPI_STATUSES_IGNORE));
   if (done == MPI_UNDEFINED || done == 0) return false;
 
-  std::vector<std::shared_ptr<Transfer>> finished;
+  finished_.clear();
   for (int k = 0; k < done; ++k) {
-    auto& owner = owners_[indices[k]];
-    if (--owner->pending == 0) finished.push_back(owner);
+    auto& owner = owners_[indices_[k]];
+    if (--owner->pending == 0) finished_.push_back(owner);
   }
   // Drop the completed requests (MPI set them to MPI_REQUEST_NULL), keeping the order of the others.
   std::size_t keep = 0;
@@ -126,10 +185,11 @@ bool Channel::complete_transfers() {
   requests_.resize(keep);
   owners_.resize(keep);
   // Callbacks last: they may post new messages, which only touches the queue.
-  for (const auto& transfer : finished) {
+  for (const auto& transfer : finished_) {
     if (transfer->outgoing) --in_flight_;
     if (transfer->done) transfer->done();
   }
+  finished_.clear();
   return true;
 }
 
@@ -142,8 +202,15 @@ bool Channel::start_sends() {
     auto transfer = std::make_shared<Transfer>();
     transfer->outgoing = true;
     transfer->frame = std::move(item.frame);
+    transfer->long_frame = std::move(item.long_frame);
     transfer->done = std::move(item.sent);
     MPI_Request request;
+    if (!transfer->long_frame.empty()) {
+      // Before its stub, so the receiver finds it posted when the stub arrives.
+      HERALD_MPI(MPI_Isend(transfer->long_frame.data(), static_cast<int>(transfer->long_frame.size()), MPI_BYTE,
+                           item.dest, long_frame_tag, comm_.get(), &request));
+      track(request, transfer);
+    }
     HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, item.dest,
                          frame_tag, comm_.get(), &request));
     track(request, transfer);

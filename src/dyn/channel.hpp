@@ -9,6 +9,12 @@
 // that rank. That lets a handler choose where the payload lands (the user's buffer when a receive is
 // waiting) before any payload byte is read.
 //
+// Frames land in a ring of receive slots, each a persistent receive from any source posted in advance,
+// so an arriving frame is matched and copied by MPI at once instead of being probed for. MPI matches
+// receives in the order they were posted, so taking the slots in ring order (and re-posting each after
+// its frame is handled) keeps every sender's frames in order. A frame longer than a slot travels with
+// another tag and is announced by a stub frame (reserved handler `long_frame`) that does fit.
+//
 // Outgoing messages wait in a queue ordered by priority (then by posting order) and at most
 // `max_in_flight` are on the wire at once, so a forwarder passes urgent data first. A channel is not
 // thread-safe; its owner serialises calls.
@@ -40,9 +46,18 @@ class Channel {
     std::size_t max_piece = 0;  // largest single MPI message; 0 = INT_MAX
     int max_in_flight = 64;     // outgoing messages on the wire at once
     std::size_t max_inline = 8192;  // payloads up to this size ride inside their frame
+    // Bytes of one receive slot, the same on every rank: by default an 8 KiB inline payload with its
+    // header and a route of about 400 recipients; longer frames take the stub path.
+    std::size_t slot_bytes = 16 * 1024;
   };
 
+  static constexpr int slot_count = 8;
+  static constexpr HandlerId long_frame = 0xffff;  // reserved: "a frame of `payload` bytes follows"
+
   Channel(MPI_Comm parent, const Options& options);  // collective over `parent` (duplicates it)
+  ~Channel();
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
 
   void on(HandlerId id, Handler handler);
 
@@ -71,6 +86,7 @@ class Channel {
     std::size_t pending = 0;        // MPI requests still open
     bool outgoing = false;
     std::vector<std::byte> frame;   // kept alive while the send is on the wire
+    std::vector<std::byte> long_frame;  // the frame itself when `frame` is only its stub
     Done done;
   };
   struct Queued {
@@ -78,6 +94,7 @@ class Channel {
     std::uint64_t order;
     int dest;
     std::vector<std::byte> frame;
+    std::vector<std::byte> long_frame;
     std::span<const std::byte> payload;
     Done sent;
   };
@@ -94,6 +111,7 @@ class Channel {
   };
 
   bool handle_frames();
+  void handle(int source, std::span<const std::byte> bytes);
   bool complete_transfers();
   bool start_sends();
   void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
@@ -109,7 +127,12 @@ class Channel {
   std::vector<MPI_Request> requests_;                 // open MPI requests...
   std::vector<std::shared_ptr<Transfer>> owners_;     // ...and the transfer each belongs to
   Current current_;
-  std::vector<std::byte> inbox_;                      // reused buffer for arriving frames
+  std::vector<std::byte> inbox_;                      // reused buffer for long frames
+  std::vector<std::byte> slots_;                      // slot_count receive slots of slot_bytes each
+  std::vector<MPI_Request> slot_requests_;            // their persistent receives, posted in ring order
+  std::size_t next_slot_ = 0;                         // the slot the next frame lands in
+  std::vector<int> indices_;                          // reused by complete_transfers()
+  std::vector<std::shared_ptr<Transfer>> finished_;   // reused by complete_transfers()
 };
 
 }  // namespace herald::dyn

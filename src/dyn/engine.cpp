@@ -49,6 +49,13 @@ std::size_t max_piece(const Options& options) {
   return value;
 }
 
+// Options::frame_slot, else HERALD_DYN_FRAME_SLOT, else 16 KiB.
+std::size_t frame_slot(const Options& options) {
+  if (options.frame_slot) return options.frame_slot;
+  const auto text = environment("HERALD_DYN_FRAME_SLOT");
+  return text ? parse_bytes(*text, "HERALD_DYN_FRAME_SLOT") : Channel::Options{}.slot_bytes;
+}
+
 std::string where(int origin, int tag) {
   return "from rank " + std::to_string(origin) + " with tag " + std::to_string(tag);
 }
@@ -64,7 +71,8 @@ Engine::Engine(MPI_Comm comm, const Options& options)
       channel_((comm == MPI_COMM_NULL ? throw Error(Errc::invalid_comm, "dynamic broadcast on MPI_COMM_NULL") : comm),
                {.max_piece = max_piece(options),
                 .max_in_flight = options.max_in_flight,
-                .max_inline = options.max_inline}) {
+                .max_inline = options.max_inline,
+                .slot_bytes = frame_slot(options)}) {
   if (default_algorithm_ == "auto") default_algorithm_.clear();
   if (!default_algorithm_.empty()) tree_for(2, default_algorithm_);  // an unknown name fails here, early
   rank = channel_.rank();
@@ -178,6 +186,13 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                                             std::to_string(data.size()) + " bytes into more than " +
                                             std::to_string(max_segments) + " pieces");
   const Planned& planned_tree = tree_for(group, shape.algorithm);
+  if (recipients.size() == 1 && (shape.segment == 0 || data.size() <= shape.segment)) {
+    // The algorithm is a tree (tree_for checked it), and every tree over two ranks is the one edge; one
+    // segment has nothing to pipeline. So the message is a point-to-point one, whose empty route is what
+    // plan_route() and split_route() would give.
+    post_whole(state, data, recipients[0], tag, options.priorities.empty() ? 0 : options.priorities[0]);
+    return;
+  }
 
   std::vector<Recipient> planned(recipients.size());
   for (std::size_t i = 0; i < recipients.size(); ++i)
@@ -219,6 +234,11 @@ void Engine::start_p2p(const std::shared_ptr<Request::State>& state, std::span<c
   if (data.data() == nullptr && !data.empty())
     throw Error(Errc::invalid_buffer, "null buffer for " + std::to_string(data.size()) + " bytes");
   check_peer(dest, "destination");
+  post_whole(state, data, dest, tag, priority);
+}
+
+void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest,
+                        int tag, int priority) {
   const Header h{.origin = rank,
                  .tag = tag,
                  .priority = priority,

@@ -81,6 +81,9 @@ struct Engine {
     std::span<std::byte> buffer;
   };
 
+  // One message carrying all of `data` to `dest`, with an empty route.
+  void post_whole(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest, int tag,
+                  int priority);
   void on_message(const Channel::Arrival& arrival);
   void on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment);
   void bind(Matcher::Id receive, Matcher::Id message);

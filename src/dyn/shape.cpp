@@ -1,8 +1,16 @@
-// Picks the tree and segment size of a dynamic broadcast by pricing the candidates with the simulator.
+// Picks the tree and segment size of a dynamic broadcast by pricing the candidates.
+//
+// The simulator's single-port model lets a forwarder receive segment k+1 while it sends segment k at full
+// speed, which holds where a network card moves the bytes. Where a core moves them (shared memory) or
+// several ranks share a core, a rank's receives and sends take turns, so a shape is also priced by its
+// busiest rank's serial work; the price is the larger of the two. Binomial, the original dynamic
+// broadcast's tree, is kept unless another shape is cheaper by a clear margin: the model leaves out the
+// cost of polling and forwarding, which grows with the number of forwarders and hops.
 #include <herald/algorithms.hpp>
 #include <herald/dyn/route.hpp>
 #include <herald/error.hpp>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -23,31 +31,53 @@ bool is_tree(const AlgorithmInfo& algorithm, int group) {
   }
 }
 
+// The cheapest segment size of one algorithm, priced with shape_cost(); predicted_seconds is infinite
+// when no candidate delivers.
+Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostModel& model) {
+  std::vector<std::size_t> sizes{0};
+  if (a.reads_segment)
+    for (std::size_t s : segment_candidates)
+      if (s < bytes && bytes / s <= max_segments) sizes.push_back(s);
+  Shape best{std::string(a.name), 0, std::numeric_limits<double>::infinity()};
+  for (std::size_t s : sizes) {
+    Problem p{.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = s}};
+    // A segmented algorithm given segment 0 falls back to its own default; ask for "whole" explicitly.
+    if (a.reads_segment && s == 0) p.parameters.segment = bytes ? bytes : 1;
+    const double price = shape_cost(make_schedule(a, p), model);
+    if (price < best.predicted_seconds) best = {std::string(a.name), s, price};
+  }
+  return best;
+}
+
 }  // namespace
+
+double serial_work(const Schedule& schedule, const CostModel& model) {
+  double busiest = 0;
+  for (const Program& program : schedule.programs) {
+    double work = 0;
+    for (const Step& step : program) work += model.alpha + model.beta * static_cast<double>(step.range.length);
+    busiest = std::max(busiest, work);
+  }
+  return busiest;
+}
+
+double shape_cost(const Schedule& schedule, const CostModel& model) {
+  const Simulation sim = simulate(schedule, model);
+  if (!sim.delivered) return std::numeric_limits<double>::infinity();
+  return std::max(sim.predicted_seconds, serial_work(schedule, model));
+}
 
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model) {
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
-  // Binomial first, so it wins ties (for instance every shape is one message when group == 2).
-  std::vector<const AlgorithmInfo*> candidates{&find_algorithm("binomial")};
-  for (const AlgorithmInfo& a : algorithms())
-    if (a.name != "binomial") candidates.push_back(&a);
-
-  Shape best{"binomial", 0, std::numeric_limits<double>::infinity()};
-  for (const AlgorithmInfo* a : candidates) {
-    if (!is_tree(*a, group)) continue;
-    std::vector<std::size_t> segments{0};
-    if (a->reads_segment)
-      for (std::size_t s : segment_candidates)
-        if (s < bytes && bytes / s <= max_segments) segments.push_back(s);
-    for (std::size_t s : segments) {
-      Problem p{.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = s}};
-      // A segmented algorithm given segment 0 falls back to its own default; ask for "whole" explicitly.
-      if (a->reads_segment && s == 0) p.parameters.segment = bytes ? bytes : 1;
-      const Simulation sim = simulate(make_schedule(*a, p), model);
-      if (!sim.delivered) continue;
-      if (sim.predicted_seconds < best.predicted_seconds) best = {std::string(a->name), s, sim.predicted_seconds};
-    }
+  Shape best = cheapest(find_algorithm("binomial"), group, bytes, model);
+  const double keep_binomial_below = best.predicted_seconds * shape_margin;
+  Shape rival{"", 0, std::numeric_limits<double>::infinity()};
+  for (const AlgorithmInfo& a : algorithms()) {
+    if (a.name == "binomial" || !is_tree(a, group)) continue;
+    Shape s = cheapest(a, group, bytes, model);
+    if (s.predicted_seconds < rival.predicted_seconds) rival = std::move(s);
   }
+  if (rival.predicted_seconds <= keep_binomial_below) best = std::move(rival);
   if (best.predicted_seconds == std::numeric_limits<double>::infinity()) best.predicted_seconds = 0;
   return best;
 }

@@ -39,6 +39,9 @@ struct Options {
   int max_in_flight = 64;
   // Segments up to this size travel inside their header's MPI message (one message instead of two).
   std::size_t max_inline = 8192;
+  // Bytes of each pre-posted receive for message headers; must be the same on every rank. Larger headers
+  // (long routes) travel separately, announced by a small one. 0: HERALD_DYN_FRAME_SLOT, else 16 KiB.
+  std::size_t frame_slot = 0;
   // The model `send` prices tree shapes with when no algorithm is named; unset: HERALD_ALPHA and
   // HERALD_BETA, as for the broadcast's "auto".
   std::optional<CostModel> cost_model{};

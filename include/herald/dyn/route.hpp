@@ -71,9 +71,21 @@ struct Shape {
   double predicted_seconds = 0;  // under the cost model it was chosen with
 };
 
+// The busiest rank's serial work: the sum of alpha + bytes * beta over all its steps, sends and receives,
+// as if one core moved every byte it receives and sends, one message at a time.
+double serial_work(const Schedule& schedule, const CostModel& model);
+
+// The price choose_shape() puts on a schedule: the larger of the simulator's single-port time (a rank
+// sends and receives at once) and serial_work() (it cannot); infinite if the schedule does not deliver.
+double shape_cost(const Schedule& schedule, const CostModel& model);
+
+// Another shape replaces binomial only when its price is at most this fraction of binomial's.
+inline constexpr double shape_margin = 0.8;
+
 // Prices every tree-shaped algorithm of the table for `group` ranks and `bytes` bytes, each segmented
-// algorithm at a few segment sizes, with the simulator; returns the cheapest. Binomial wins ties, as in
-// the original dynamic broadcast.
+// algorithm unsegmented and at a few segment sizes, with shape_cost(). Returns the cheapest binomial
+// shape unless another algorithm's cheapest costs at most shape_margin times as much, in which case that
+// one. predicted_seconds is the returned shape's price.
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {});
 
 }  // namespace herald::dyn
