@@ -1,9 +1,9 @@
 // MPI_Bcast and MPI_Ibcast on herald, through the MPI profiling interface.
 //
 // MPI_Ibcast returns a generalized request (MPI_Grequest_start). MPI gives generalized requests no progress
-// hook, so the completion calls a program may use on it (MPI_Wait, MPI_Test and their all/any/some forms)
-// are intercepted too: they advance herald's broadcasts in flight, mark the finished ones complete, then hand
-// over to the MPI library. Herald's own traffic uses the PMPI entry points and never comes back here.
+// hook, so the completion calls (MPI_Wait, MPI_Test and their all/any/some forms) are intercepted too: they
+// advance herald's broadcasts in flight, mark the finished ones complete, then hand over to the MPI library.
+// Herald's own traffic uses the PMPI entry points and never comes back here.
 // Assumes the MPI_THREAD_SINGLE/FUNNELED/SERIALIZED models: one thread in MPI at a time.
 #include "../coll/mpi/typed.hpp"
 
@@ -46,17 +46,7 @@ class Interceptor {
   void count() noexcept { ++calls_; }
 
   void add(MPI_Request request, std::unique_ptr<Pending> pending) { pending_.emplace(request, std::move(pending)); }
-  bool owns(MPI_Request request) const { return pending_.count(request) != 0; }
-
-  // Finishes one broadcast (blocking) and completes its generalized request.
-  void finish(MPI_Request request) {
-    auto it = pending_.find(request);
-    if (it == pending_.end()) return;
-    it->second->request.wait();
-    it->second->data.finish();
-    pending_.erase(it);
-    PMPI_Grequest_complete(request);
-  }
+  bool idle() const noexcept { return pending_.empty(); }
 
   // Advances every broadcast in flight without blocking; completes the finished ones.
   void progress() {
@@ -70,13 +60,6 @@ class Interceptor {
         ++it;
       }
     }
-  }
-
-  bool any_of(int count, const MPI_Request* requests) const {
-    if (pending_.empty()) return false;
-    for (int i = 0; i < count; ++i)
-      if (owns(requests[i])) return true;
-    return false;
   }
 
  private:
@@ -144,9 +127,17 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   }
 }
 
+// While herald broadcasts are in flight, every wait polls: it must keep forwarding them (another rank may
+// wait for one before it sends what this wait needs), and a herald request completes only through progress().
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (request != nullptr) Interceptor::get().finish(*request);
-  return PMPI_Wait(request, status);
+  Interceptor& self = Interceptor::get();
+  if (self.idle()) return PMPI_Wait(request, status);
+  for (;;) {
+    self.progress();
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
@@ -156,9 +147,13 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   Interceptor& self = Interceptor::get();
-  if (self.any_of(count, requests))
-    for (int i = 0; i < count; ++i) self.finish(requests[i]);
-  return PMPI_Waitall(count, requests, statuses);
+  if (self.idle()) return PMPI_Waitall(count, requests, statuses);
+  for (;;) {
+    self.progress();
+    int flag = 0;
+    const int rc = PMPI_Testall(count, requests, &flag, statuses);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
@@ -168,8 +163,7 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   Interceptor& self = Interceptor::get();
-  if (!self.any_of(count, requests)) return PMPI_Waitany(count, requests, index, status);
-  // A herald broadcast among them: poll, advancing herald and MPI alike.
+  if (self.idle()) return PMPI_Waitany(count, requests, index, status);
   for (;;) {
     self.progress();
     int flag = 0;
@@ -185,7 +179,7 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   Interceptor& self = Interceptor::get();
-  if (!self.any_of(incount, requests)) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  if (self.idle()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   for (;;) {
     self.progress();
     const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);

@@ -149,6 +149,23 @@ TEST(Ibcast, WaitOrderDiffersBetweenRanks) {
   ASSERT_TRUE(everywhere(ok));
 }
 
+// A blocking broadcast must keep earlier broadcasts in flight moving: rank 0 waits for X before it joins Y,
+// and X reaches rank 0 last, through every rank that is already blocked in Y.
+TEST(Bcast, KeepsForwardingBroadcastsInFlight) {
+  const int P = size_of(), me = rank_of();
+  if (P < 3) GTEST_SKIP() << "needs three ranks";
+  for (const char* blocking : {"chain", "native"}) {
+    std::vector<std::byte> x(20003), y(101);
+    if (me == 1) fill(x, 1, 31);
+    if (me == 0) fill(y, 0, 32);
+    Request in_flight = ibcast(x, 1, MPI_COMM_WORLD, {.algorithm = "chain", .parameters = {.segment = 4096}});
+    if (me == 0) in_flight.wait();
+    bcast(y, 0, MPI_COMM_WORLD, {.algorithm = blocking});
+    in_flight.wait();
+    ASSERT_TRUE(everywhere(first_wrong(x, 1, 31) < 0 && first_wrong(y, 0, 32) < 0)) << blocking;
+  }
+}
+
 // Mixing herald calls with the user's own traffic on the same communicator and tag space.
 TEST(Bcast, NeverMatchesTheUsersMessages) {
   const int P = size_of(), me = rank_of();

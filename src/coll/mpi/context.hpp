@@ -75,7 +75,14 @@ class Context {
   bool others_in_flight(const Forwarder* self) const {
     return forwarders_.size() > 1 || (forwarders_.size() == 1 && forwarders_.front() != self);
   }
+  bool forwarding() const noexcept { return !forwarders_.empty(); }
   void forward_all();
+  // Polls until every broadcast in flight has posted all its sends. Called before a blocking MPI call:
+  // a peer may wait for one of those broadcasts before it joins the call. Cannot deadlock: a forwarder's
+  // data comes from the root through forwarders that all finish forwarding before they block.
+  void finish_forwarding() {
+    while (forwarding()) forward_all();
+  }
 
   const std::string& default_algorithm() const noexcept { return default_algorithm_; }
   const Parameters& parameters() const noexcept { return parameters_; }

@@ -138,6 +138,12 @@ class NativeRun final : public Request::State {
     return flag != 0;
   }
   void wait() override {
+    mpi::Context& context = mpi::Context::get();
+    if (context.forwarding()) {
+      // herald broadcasts in flight need this rank's forwarding while it waits.
+      while (!test()) context.forward_all();
+      return;
+    }
     HERALD_MPI(PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
   }
 
@@ -228,6 +234,9 @@ void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& 
   Call call = prepare(buffer, root, comm, options);
   const int tag = call.state->next_tag();
   if (call.state->size() == 1 || buffer.empty()) return;
+  // Every rank makes the same MPI calls whatever it has in flight (MPI_Bcast never matches MPI_Ibcast), so
+  // what this rank owes to earlier broadcasts is settled first.
+  mpi::Context::get().finish_forwarding();
   if (call.native) {
     // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
     for (std::size_t offset = 0; offset < buffer.size(); offset += max_message_bytes) {
