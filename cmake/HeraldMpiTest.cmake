@@ -76,6 +76,16 @@ if(HERALD_MPI_FLAVOR STREQUAL "openmpi")
   set(HERALD_MPIEXEC_FLAGS --oversubscribe --allow-run-as-root)
 endif()
 
+# Under HERALD_SANITIZE with GCC, the sanitizer runtime is a shared library that must be the first one
+# loaded: a test that preloads libraries gets it put in front of them, and the preload is handed to the
+# ranks through the launcher rather than the environment, so the (uninstrumented) launcher does not run
+# the sanitizer itself.
+set(HERALD_ASAN_RUNTIME "")
+if(HERALD_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+    OUTPUT_VARIABLE HERALD_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+endif()
+
 function(herald_add_mpi_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;RANKS;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT")
   foreach(required NAME COMMAND RANKS TIMEOUT)
@@ -94,8 +104,27 @@ function(herald_add_mpi_test)
     message(FATAL_ERROR "herald_add_mpi_test(${arg_NAME}): RANKS and TIMEOUT must be positive integers")
   endif()
 
+  set(rank_env "")
+  if(HERALD_ASAN_RUNTIME AND HERALD_MPI_FLAVOR MATCHES "^(openmpi|mpich)$")
+    set(environment "")
+    foreach(entry IN LISTS arg_ENVIRONMENT)
+      if(entry MATCHES "^LD_PRELOAD=(.*)$")
+        if(HERALD_MPI_FLAVOR STREQUAL "openmpi")
+          list(APPEND rank_env -x "LD_PRELOAD=${HERALD_ASAN_RUNTIME}:${CMAKE_MATCH_1}")
+        else()
+          list(APPEND rank_env -genv LD_PRELOAD "${HERALD_ASAN_RUNTIME}:${CMAKE_MATCH_1}")
+        endif()
+      else()
+        list(APPEND environment "${entry}")
+      endif()
+    endforeach()
+    set(arg_ENVIRONMENT "${environment}")
+  elseif(HERALD_ASAN_RUNTIME)
+    list(TRANSFORM arg_ENVIRONMENT REPLACE "^LD_PRELOAD=" "LD_PRELOAD=${HERALD_ASAN_RUNTIME}:")
+  endif()
+
   add_test(NAME ${arg_NAME}
-    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS}
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
             ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
   # PROCESSORS keeps `ctest -j` from stacking several oversubscribed launches on the same cores.
   set(labels mpi ${arg_LABELS})

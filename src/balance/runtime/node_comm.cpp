@@ -38,15 +38,14 @@ NodeComm::NodeComm() {
 
 NodeComm::~NodeComm() {
   if (!mpi_running()) return;  // MPI_Finalize already released the communicator
-  if (keyval_ != MPI_KEYVAL_INVALID) {
-    MPI_Comm_delete_attr(MPI_COMM_SELF, keyval_);  // calls release()
-    MPI_Comm_free_keyval(&keyval_);
-  }
+  if (keyval_ != MPI_KEYVAL_INVALID) MPI_Comm_delete_attr(MPI_COMM_SELF, keyval_);  // calls release()
 }
 
+// Runs when the attribute goes: from the destructor, or at the start of MPI_Finalize.
 int NodeComm::release(MPI_Comm, int, void* self, void*) {
   auto* node = static_cast<NodeComm*>(self);
   if (node->comm_ != MPI_COMM_NULL) MPI_Comm_free(&node->comm_);
+  if (node->keyval_ != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&node->keyval_);
   return MPI_SUCCESS;
 }
 

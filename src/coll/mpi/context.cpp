@@ -14,13 +14,28 @@ constexpr std::size_t max_plans = 64;
 }  // namespace
 
 // Runs when the user's communicator is freed (or at MPI_Finalize): the attribute owns its state.
-int forget_state(MPI_Comm, int, void* attribute, void*) {
+int forget_state(MPI_Comm user, int, void* attribute, void*) {
   Context& context = Context::get();
   if (context.last_state_ == attribute) {
     context.last_comm_ = MPI_COMM_NULL;  // a later communicator may reuse the handle
     context.last_state_ = nullptr;
   }
+  std::erase(context.users_, user);
   delete static_cast<CommState*>(attribute);
+  return MPI_SUCCESS;
+}
+
+// Runs at the start of MPI_Finalize (attributes of MPI_COMM_SELF go first): frees the duplicates still
+// cached on communicators the program never freed, such as MPI_COMM_WORLD, and the keyvals.
+int release_all(MPI_Comm, int, void*, void*) {
+  Context& context = Context::get();
+  while (!context.users_.empty()) {
+    const MPI_Comm user = context.users_.back();
+    MPI_Comm_delete_attr(user, context.keyval_);  // runs forget_state, which drops it from the list
+    std::erase(context.users_, user);             // in case MPI refused
+  }
+  MPI_Comm_free_keyval(&context.keyval_);
+  MPI_Comm_free_keyval(&context.finalize_keyval_);
   return MPI_SUCCESS;
 }
 
@@ -89,6 +104,8 @@ Context::Context()
                                               std::to_string(max_message_bytes));
   }
   HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_state, &keyval_, nullptr));
+  HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_all, &finalize_keyval_, nullptr));
+  HERALD_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval_, nullptr));
 }
 
 void Context::forward_all() {
@@ -105,6 +122,7 @@ CommState& Context::state(MPI_Comm user) {
     auto state = std::make_unique<CommState>(user);
     HERALD_MPI(MPI_Comm_set_attr(user, keyval_, state.get()));
     value = state.release();  // owned by the attribute from here on
+    users_.push_back(user);
   }
   last_comm_ = user;
   last_state_ = static_cast<CommState*>(value);

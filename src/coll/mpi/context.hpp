@@ -103,7 +103,10 @@ class Context {
   std::string last_name_;
   const AlgorithmInfo* last_algorithm_ = nullptr;
   bool last_native_ = false;
+  std::vector<MPI_Comm> users_;       // communicators holding herald state, freed at MPI_Finalize at the latest
+  int finalize_keyval_ = MPI_KEYVAL_INVALID;
   friend int forget_state(MPI_Comm, int, void*, void*);
+  friend int release_all(MPI_Comm, int, void*, void*);
 };
 
 }  // namespace herald::mpi

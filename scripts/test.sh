@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds herald and runs all its tests: dependencies (scripts/setup.sh), configure, build, ctest.
+# Exits non-zero if anything fails.
+#
+# Environment (all optional):
+#   HERALD_BUILD_DIR    build directory, relative to the repository or absolute (default: build)
+#   HERALD_BUILD_TYPE   CMAKE_BUILD_TYPE (default: Release)
+#   HERALD_MPI          openmpi | mpich: the MPI to build with (default: the system's default MPI).
+#                       Use one build directory per MPI.
+#   HERALD_TEST_LARGE   1: also run the tests labelled "large" (a broadcast above 2 GiB); 0: skip them;
+#                       unset: run them when the machine has at least 12 GiB of memory
+#   HERALD_CMAKE_ARGS   extra configure arguments, e.g. "-DHERALD_SANITIZE=ON"
+#   HERALD_CTEST_ARGS   extra ctest arguments, e.g. "-L unit"
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+build=${HERALD_BUILD_DIR:-build}
+jobs=$(nproc)
+
+"$repo/scripts/setup.sh"
+
+configure=(-DCMAKE_BUILD_TYPE="${HERALD_BUILD_TYPE:-Release}")
+case "${HERALD_MPI:-}" in
+  "") ;;
+  # Debian installs each MPI's wrappers and launcher with a suffix (mpicc.mpich, mpiexec.mpich, ...);
+  # FindMPI looks for exactly those names when given the suffix.
+  openmpi | mpich) configure+=(-DMPI_EXECUTABLE_SUFFIX=".$HERALD_MPI") ;;
+  *) echo "test.sh: HERALD_MPI must be openmpi or mpich, not '$HERALD_MPI'" >&2; exit 2 ;;
+esac
+read -r -a extra_configure <<<"${HERALD_CMAKE_ARGS:-}"
+read -r -a extra_ctest <<<"${HERALD_CTEST_ARGS:-}"
+
+# Open MPI refuses to run as root unless told that is intended (CI runs as root).
+if [[ $(id -u) -eq 0 ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+# A broadcast above 2 GiB needs two such buffers per rank at 2 ranks.
+large=${HERALD_TEST_LARGE:-}
+if [[ -z "$large" ]]; then
+  mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+  large=$(( mem_kib >= 12 * 1024 * 1024 ? 1 : 0 ))
+fi
+filter=()
+if [[ "$large" != 1 ]]; then
+  filter=(-LE large)
+  echo "test.sh: skipping tests labelled 'large' (set HERALD_TEST_LARGE=1 to run them)"
+fi
+
+cmake -S "$repo" -B "$build" "${configure[@]}" "${extra_configure[@]}"
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" "${filter[@]}" "${extra_ctest[@]}"
