@@ -1,6 +1,7 @@
-// GoogleTest under mpiexec: every rank runs every test; rank 0 prints the usual report plus the failures
-// of every other rank (collected over MPI, since mpiexec may cut a failing rank's output short), and all
-// ranks exit with the same status.
+// GoogleTest under mpiexec, for every MPI test program: every rank runs every test; rank 0 prints the usual
+// report plus the failures of every other rank (collected over MPI, since mpiexec may cut a failing rank's
+// output short), and all ranks exit with the same status. MPI_THREAD_MULTIPLE is asked for because the dyn
+// progress-thread test needs it; the others call MPI from one thread at a time.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
