@@ -1,5 +1,5 @@
 // herald-dynbcast-bench: dynamic broadcast against the installed MPI_Bcast over the same ranks and against
-// a naive loop of sends, as a function of the number of recipients (seed 003, Figure 2).
+// a naive loop of sends, as a function of the number of recipients (Denis et al., "Using Dynamic Broadcasts to improve Task-Based Runtime Performances", Figure 2).
 //
 // Rank 0 broadcasts to ranks 1..k for k = 1..P-1. Timing follows OSU: a barrier, then one operation,
 // summed over the iterations; a rank's latency is its average, the operation's latency the maximum over

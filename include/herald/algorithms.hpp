@@ -20,7 +20,7 @@ struct AlgorithmInfo {
   bool reads_segment = false;  // the parameters the algorithm reads; others are ignored
   bool reads_fanout = false;
   bool reads_radix = false;
-  // true: the program is "receive, then send", executed with blocking MPI_Recv/MPI_Send (seed 001's sBBT).
+  // true: the program is "receive, then send", executed with blocking MPI_Recv/MPI_Send (Cordeiro and Zola's sBBT).
   bool blocking = false;
   // Builds the steps of one rank. Called with parameters already defaulted and validated.
   Program (*program)(const Problem& problem, int rank) = nullptr;

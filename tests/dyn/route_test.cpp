@@ -56,7 +56,7 @@ std::map<int, Seen> walk(std::span<const RouteEntry> route, int origin) {
 }
 
 TEST(Route, BinomialTreeIsTheOneOfTheFigure) {
-  // Seed 003, Figure 1: six recipients; 0 serves 4, then 2, then 1; 4 serves 6 then 5; 2 serves 3.
+  // Denis et al., "Using Dynamic Broadcasts...", Figure 1: six recipients; 0 serves 4, then 2, then 1; 4 serves 6 then 5; 2 serves 3.
   const Tree t = tree("binomial", 7);
   EXPECT_EQ(t.children[0], (std::vector<int>{4, 2, 1}));
   EXPECT_EQ(t.children[4], (std::vector<int>{6, 5}));

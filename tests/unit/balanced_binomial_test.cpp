@@ -1,4 +1,4 @@
-// balanced_binomial (seed 001's sBBT): Open MPI's binomial tree, blocking, unsegmented, any root.
+// balanced_binomial (Cordeiro and Zola's sBBT): Open MPI's binomial tree, blocking, unsegmented, any root.
 #include "tree_shape.hpp"
 
 #include <herald/algorithms.hpp>

@@ -1,4 +1,4 @@
-// balanced_binomial: seed 001's sBBT (Cordeiro & Zola, "Balanced Binomial Tree for Broadcast with MPI").
+// balanced_binomial: the sBBT of Cordeiro & Zola ("Balanced Binomial Tree for Broadcast with MPI").
 //
 // The tree is the one of Open MPI's binomial broadcast, which the paper keeps ("the communication happens
 // between the same processes"): in virtual ranks (root = 0) a rank's parent is itself with its highest set

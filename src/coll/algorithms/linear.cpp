@@ -1,4 +1,4 @@
-// linear: the root sends the whole buffer to every other rank in turn (the seeds' p2p baseline).
+// linear: the root sends the whole buffer to every other rank in turn (the "p2p" baseline of task runtimes).
 // Cost: (P-1)(alpha + n beta). Wins only at P = 2, where every algorithm is this one.
 #include "algorithms.hpp"
 #include "tree.hpp"

@@ -33,7 +33,7 @@ const std::array table{
                   .reads_segment = true,
                   .program = binomial_program},
     AlgorithmInfo{.name = "balanced_binomial",
-                  .summary = "seed 001's sBBT: Open MPI's binomial tree run blocking and unsegmented",
+                  .summary = "Cordeiro and Zola's sBBT: Open MPI's binomial tree run blocking and unsegmented",
                   .defaults = {},
                   .blocking = true,
                   .program = balanced_binomial_program},
