@@ -87,6 +87,29 @@ TEST_P(EveryAlgorithm, RejectsBadProblems) {
   EXPECT_THROW(make_schedule(a, {.ranks = 4, .root = -1, .bytes = 8}), Error);
 }
 
+// Every root, every P up to 130: the schedule for root r is the one for root 0 with every rank renamed
+// r + rank (mod P). Delivery does not depend on names, so this extends the simulations above (all roots only
+// up to P = 24) to every root, at the cost of generating the schedules.
+TEST_P(EveryAlgorithm, EveryRootIsRootZeroRenamed) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  for (int P = 2; P <= 130; ++P)
+    for (std::size_t bytes : {std::size_t{1}, std::size_t{4093}}) {
+      Problem problem{.ranks = P, .root = 0, .bytes = bytes};
+      problem.parameters.segment = a.reads_segment ? 1000 : 0;
+      std::vector<Program> base;
+      for (int v = 0; v < P; ++v) base.push_back(make_program(a, problem, v));
+      for (int root = 1; root < P; ++root) {
+        problem.root = root;
+        for (int rank = 0; rank < P; ++rank) {
+          Program expected = base[(rank - root + P) % P];
+          for (Step& step : expected) step.peer = (step.peer + root) % P;
+          ASSERT_EQ(make_program(a, problem, rank), expected)
+              << a.name << " P=" << P << " root=" << root << " rank=" << rank << " bytes=" << bytes;
+        }
+      }
+    }
+}
+
 std::vector<std::string> all_names() {
   std::vector<std::string> names;
   for (const AlgorithmInfo& a : algorithms()) names.emplace_back(a.name);
