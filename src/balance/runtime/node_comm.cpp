@@ -1,21 +1,10 @@
 #include "node_comm.hpp"
 
-#include <herald/error.hpp>
+#include "../../core/mpi/check.hpp"
 
 #include <string>
 
 namespace herald::balance {
-namespace {
-
-void check(int rc, const char* call) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(rc, text, &length);
-  throw Error(Errc::mpi, std::string(call) + ": " + std::string(text, length));
-}
-
-}  // namespace
 
 bool mpi_running() {
   int initialized = 0, finalized = 0;
@@ -26,14 +15,12 @@ bool mpi_running() {
 
 NodeComm::NodeComm() {
   int world_rank = 0;
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &comm_),
-        "MPI_Comm_split_type");
-  check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
-  check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
-  check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &NodeComm::release, &keyval_, nullptr),
-        "MPI_Comm_create_keyval");
-  check(MPI_Comm_set_attr(MPI_COMM_SELF, keyval_, this), "MPI_Comm_set_attr");
+  HERALD_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  HERALD_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &comm_));
+  HERALD_MPI(MPI_Comm_rank(comm_, &rank_));
+  HERALD_MPI(MPI_Comm_size(comm_, &size_));
+  HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &NodeComm::release, &keyval_, nullptr));
+  HERALD_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, keyval_, this));
 }
 
 NodeComm::~NodeComm() {
@@ -51,7 +38,7 @@ int NodeComm::release(MPI_Comm, int, void* self, void*) {
 
 std::vector<std::array<double, 2>> NodeComm::allgather(std::array<double, 2> mine) const {
   std::vector<std::array<double, 2>> all(size_);
-  check(MPI_Allgather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm_), "MPI_Allgather");
+  HERALD_MPI(MPI_Allgather(mine.data(), 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm_));
   return all;
 }
 
