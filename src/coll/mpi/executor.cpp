@@ -262,10 +262,10 @@ Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Optio
 }
 
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {
-  const mpi::Context& context = mpi::Context::get();
-  const std::string_view name = options.algorithm.empty() ? context.default_algorithm() : options.algorithm;
-  if (name == "native") return std::string(name);
-  if (name != "auto") return std::string(find_algorithm(name).name);
+  mpi::Context& context = mpi::Context::get();
+  bool native = false;
+  if (const AlgorithmInfo* named = context.algorithm(options.algorithm, native)) return std::string(named->name);
+  if (native) return "native";
   const Problem problem{.ranks = ranks, .root = 0, .bytes = bytes,
                         .parameters = merge(options.parameters, context.parameters())};
   return std::string(select_algorithm(problem, context.cost_model()).name);
