@@ -28,6 +28,14 @@ REQUIRED = {"ranks", "root", "mode", "bytes", "algorithm", "resolved", "median_u
             "ratio_to_native"}
 
 
+
+def save(fig, path):
+    """Writes the figure as a PNG, closes it and returns its path."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+    return path
+
 def human_bytes(value, _position=None):
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if value >= scale:
@@ -101,11 +109,7 @@ def plot_group(key, by_algorithm, output_dir):
                               label="native min-max")
     axes.set_yscale("log")
     decorate(axes, f"Broadcast latency, {what} (median of the repetitions)", "latency (us)")
-    fig.tight_layout()
-    path = os.path.join(output_dir, figure_name("latency", ranks, root, mode))
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    written.append(path)
+    written.append(save(fig, os.path.join(output_dir, figure_name("latency", ranks, root, mode))))
 
     fig, axes = plt.subplots(figsize=(10, 6))
     best = {}
@@ -126,11 +130,7 @@ def plot_group(key, by_algorithm, output_dir):
     axes.set_yscale("log", base=2)
     axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
     decorate(axes, f"Ratio to native MPI_Bcast, {what} (below 1: herald faster)", "median / native median")
-    fig.tight_layout()
-    path = os.path.join(output_dir, figure_name("ratio", ranks, root, mode))
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
-    written.append(path)
+    written.append(save(fig, os.path.join(output_dir, figure_name("ratio", ranks, root, mode))))
     return written
 
 
