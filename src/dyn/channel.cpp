@@ -19,6 +19,10 @@ constexpr int long_frame_tag = 3;
 constexpr std::size_t min_slot_bytes = 64;
 // Frames handled per progress() call, so a flood of arrivals cannot starve completions.
 constexpr int frames_per_pass = 64;
+// Finished transfers and their frame buffers are kept for reuse, so a steady stream of small messages
+// allocates nothing; at most this many of each, and frames only up to a size worth keeping.
+constexpr std::size_t spare_limit = 64;
+constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
 
 }  // namespace
 
@@ -62,20 +66,49 @@ void Channel::on(HandlerId id, Handler handler) {
 
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
                    int priority, Done sent) {
+  Queued item{priority, posted_++, dest, spare_frame(), {}, {}, std::move(sent)};
   if (!payload.empty() && payload.size() <= options_.max_inline &&
       frame_bytes + body.size() + payload.size() <= options_.slot_bytes) {
-    queue_.push_back({priority, posted_++, dest, encode_frame(id, 0, body, payload), {}, {}, std::move(sent)});
+    append_frame(item.frame, id, 0, body, payload);
   } else {
-    std::vector<std::byte> frame = encode_frame(id, payload.size(), body);
-    std::vector<std::byte> stub;
-    if (frame.size() > options_.slot_bytes) stub = encode_frame(long_frame, frame.size(), {});
-    if (stub.empty()) {
-      queue_.push_back({priority, posted_++, dest, std::move(frame), {}, payload, std::move(sent)});
-    } else {
-      queue_.push_back({priority, posted_++, dest, std::move(stub), std::move(frame), payload, std::move(sent)});
+    append_frame(item.frame, id, payload.size(), body);
+    if (item.frame.size() > options_.slot_bytes) {
+      item.long_frame = std::move(item.frame);
+      item.frame = spare_frame();
+      append_frame(item.frame, long_frame, item.long_frame.size(), {});
     }
+    item.payload = payload;
   }
+  queue_.push_back(std::move(item));
   std::push_heap(queue_.begin(), queue_.end(), Later{});
+}
+
+std::vector<std::byte> Channel::spare_frame() {
+  if (spare_frames_.empty()) return {};
+  std::vector<std::byte> frame = std::move(spare_frames_.back());
+  spare_frames_.pop_back();
+  return frame;
+}
+
+std::shared_ptr<Channel::Transfer> Channel::spare_transfer() {
+  if (spare_transfers_.empty()) return std::make_shared<Transfer>();
+  std::shared_ptr<Transfer> transfer = std::move(spare_transfers_.back());
+  spare_transfers_.pop_back();
+  return transfer;
+}
+
+void Channel::recycle(std::shared_ptr<Transfer> transfer) {
+  // Only a transfer nobody else holds, and only a bounded stock: a burst must not pin its memory forever.
+  if (transfer.use_count() != 1 || spare_transfers_.size() >= spare_limit) return;
+  for (std::vector<std::byte>* frame : {&transfer->frame, &transfer->long_frame}) {
+    if (frame->capacity() > 0 && frame->capacity() <= max_spare_frame_bytes && spare_frames_.size() < spare_limit) {
+      frame->clear();
+      spare_frames_.push_back(std::move(*frame));
+    }
+    *frame = {};
+  }
+  *transfer = Transfer{};
+  spare_transfers_.push_back(std::move(transfer));
 }
 
 void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
@@ -90,7 +123,7 @@ void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
     arrived();
     return;
   }
-  auto transfer = std::make_shared<Transfer>();
+  auto transfer = spare_transfer();
   transfer->done = std::move(arrived);
   // Posted now, before the next frame from this source is looked at: that is what pairs them.
   for (std::size_t at = 0; at < into.size(); at += options_.max_piece) {
@@ -185,9 +218,10 @@ bool Channel::complete_transfers() {
   requests_.resize(keep);
   owners_.resize(keep);
   // Callbacks last: they may post new messages, which only touches the queue.
-  for (const auto& transfer : finished_) {
+  for (auto& transfer : finished_) {
     if (transfer->outgoing) --in_flight_;
     if (transfer->done) transfer->done();
+    recycle(std::move(transfer));
   }
   finished_.clear();
   return true;
@@ -199,7 +233,7 @@ bool Channel::start_sends() {
     std::pop_heap(queue_.begin(), queue_.end(), Later{});
     Queued item = std::move(queue_.back());
     queue_.pop_back();
-    auto transfer = std::make_shared<Transfer>();
+    auto transfer = spare_transfer();
     transfer->outgoing = true;
     transfer->frame = std::move(item.frame);
     transfer->long_frame = std::move(item.long_frame);

@@ -72,6 +72,8 @@ class Channel {
   // One polling pass: handles arrived frames, completes finished transfers (running their callbacks) and
   // starts queued sends. Returns true if anything happened.
   bool progress();
+  // Only the sending part of a pass: puts queued messages on the wire, up to `max_in_flight`.
+  bool flush() { return start_sends(); }
 
   // Nothing queued, on the wire or being received.
   bool quiet() const noexcept { return queue_.empty() && requests_.empty(); }
@@ -115,6 +117,9 @@ class Channel {
   bool complete_transfers();
   bool start_sends();
   void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
+  std::vector<std::byte> spare_frame();
+  std::shared_ptr<Transfer> spare_transfer();
+  void recycle(std::shared_ptr<Transfer> transfer);
 
   mpi::Communicator comm_;
   int rank_ = 0;
@@ -133,6 +138,8 @@ class Channel {
   std::size_t next_slot_ = 0;                         // the slot the next frame lands in
   std::vector<int> indices_;                          // reused by complete_transfers()
   std::vector<std::shared_ptr<Transfer>> finished_;   // reused by complete_transfers()
+  std::vector<std::shared_ptr<Transfer>> spare_transfers_;  // finished, ready for reuse
+  std::vector<std::vector<std::byte>> spare_frames_;        // emptied frame buffers, capacity kept
 };
 
 }  // namespace herald::dyn

@@ -159,9 +159,9 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     throw Error(Errc::invalid_argument, std::to_string(options.priorities.size()) + " priorities for " +
                                             std::to_string(recipients.size()) + " recipients");
   for (int r : recipients) check_peer(r, "recipient");
-  std::vector<int> sorted(recipients.begin(), recipients.end());
-  std::sort(sorted.begin(), sorted.end());
-  if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+  sorted_.assign(recipients.begin(), recipients.end());
+  std::sort(sorted_.begin(), sorted_.end());
+  if (auto dup = std::adjacent_find(sorted_.begin(), sorted_.end()); dup != sorted_.end())
     throw Error(Errc::invalid_argument, "recipient " + std::to_string(*dup) + " is listed twice");
   if (recipients.empty()) {
     state->done = true;
@@ -219,12 +219,12 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                .has_route = first,
                .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
                               : std::vector<RouteEntry>{}};
-      channel_.post(hop.to.rank, message_handler, encode_header(h), data.subspan(piece.offset, piece.length),
+      channel_.post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
                     hop.to.priority, sent);
     }
     first = false;
   }
-  channel_.progress();
+  channel_.flush();  // on the wire now; completions are polled for by whoever waits
 }
 
 void Engine::start_p2p(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest,
@@ -248,11 +248,11 @@ void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<
                  .has_route = true,
                  .route = {}};
   state->outstanding = 1;
-  channel_.post(dest, message_handler, encode_header(h), data, priority, [state] {
+  channel_.post(dest, message_handler, encoded(h), data, priority, [state] {
     state->outstanding = 0;
     state->done = true;
   });
-  channel_.progress();
+  channel_.flush();  // on the wire now; completions are polled for by whoever waits
 }
 
 void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source,
@@ -287,6 +287,7 @@ void Engine::on_message(const Channel::Arrival& arrival) {
                                             "-byte segment but " + std::to_string(arrival.payload) + " bytes follow");
   check_peer(h.origin, "origin");
   for (const RouteEntry& e : h.route) check_peer(e.rank, "routed recipient");
+  if (deliver_at_once(h)) return;
 
   std::shared_ptr<Incoming> message;
   if (auto it = by_origin_.find({h.origin, h.seq}); it != by_origin_.end()) {
@@ -316,6 +317,31 @@ void Engine::on_message(const Channel::Arrival& arrival) {
                            [this, message, segment = h.segment] { on_segment(message, segment); });
 }
 
+std::span<const std::byte> Engine::encoded(const Header& h) {
+  header_.clear();
+  append_header(header_, h);
+  return header_;  // the channel copies it into the frame before the next call
+}
+
+bool Engine::deliver_at_once(const Header& h) {
+  const bool whole_leaf = h.has_route && h.route.empty() && h.segment.offset == 0 && h.segment.length == h.total;
+  if (!whole_leaf) return false;
+  // A receive too short for the message takes the general path, which reports it.
+  const auto receive = matcher_.take_at_once(h.origin, h.seq, h.tag, [&](Matcher::Id r) {
+    return posted_.at(r).buffer.size() >= h.total;
+  });
+  if (!receive) return false;
+  auto node = posted_.extract(*receive);
+  const std::shared_ptr<Request::State> state = std::move(node.mapped().state);
+  state->status = {h.origin, h.tag, 0};
+  channel_.receive_payload(node.mapped().buffer.first(h.total), [this, state, bytes = h.total] {
+    ++statistics.received_in_place;
+    state->status.bytes = bytes;
+    state->done = true;
+  });
+  return true;
+}
+
 void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment) {
   message->arrived += segment.length;
   // Pass the segment down at once; the next one is already being received.
@@ -331,7 +357,7 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
                                                : std::vector<RouteEntry>(hop.route.begin(), hop.route.end())};
     ++message->forwarding;
     ++statistics.segments_forwarded;
-    channel_.post(hop.to.rank, message_handler, encode_header(h),
+    channel_.post(hop.to.rank, message_handler, encoded(h),
                   message->storage.subspan(segment.offset, segment.length), hop.to.priority, [this, message] {
                     --message->forwarding;
                     settle(message);

@@ -85,6 +85,9 @@ struct Engine {
   void post_whole(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest, int tag,
                   int priority);
   void on_message(const Channel::Arrival& arrival);
+  // A whole message with nothing to forward that a posted receive takes at once: straight into its buffer.
+  bool deliver_at_once(const Header& h);
+  std::span<const std::byte> encoded(const Header& h);
   void on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment);
   void bind(Matcher::Id receive, Matcher::Id message);
   void hold(Incoming& message);
@@ -111,6 +114,8 @@ struct Engine {
   std::unordered_map<Matcher::Id, Posted> posted_;
   std::map<std::pair<int, std::string>, Planned, std::less<>> trees_;
   std::map<std::pair<int, std::size_t>, Shape> shapes_;
+  std::vector<int> sorted_;          // reused by start_send()
+  std::vector<std::byte> header_;    // reused by encoded()
   std::exception_ptr failure_;
   bool closed_ = false;
   std::jthread thread_;

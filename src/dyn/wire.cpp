@@ -2,7 +2,9 @@
 #include <herald/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -13,23 +15,28 @@ namespace {
   throw Error(Errc::invalid_argument, "malformed dynamic-broadcast message: " + what);
 }
 
-// Appends fixed-width little-endian integers.
+// Appends fixed-width little-endian integers to a caller's buffer, so a reused buffer costs no allocation.
 class Writer {
  public:
-  explicit Writer(std::size_t reserve) { out_.reserve(reserve); }
+  explicit Writer(std::vector<std::byte>& out) : out_(out) {}
   template <class T>
   void put(T value) {
     auto bits = static_cast<std::make_unsigned_t<T>>(value);
-    for (std::size_t i = 0; i < sizeof(T); ++i) {
-      out_.push_back(static_cast<std::byte>(bits & 0xffu));
-      if constexpr (sizeof(T) > 1) bits >>= 8;
-    }
+    if constexpr (std::endian::native == std::endian::big) bits = byteswap(bits);
+    const std::size_t at = out_.size();
+    out_.resize(at + sizeof(T));
+    std::memcpy(out_.data() + at, &bits, sizeof(T));
   }
   void put_bytes(std::span<const std::byte> bytes) { out_.insert(out_.end(), bytes.begin(), bytes.end()); }
-  std::vector<std::byte> take() { return std::move(out_); }
 
  private:
-  std::vector<std::byte> out_;
+  template <class U>
+  static U byteswap(U v) {
+    U r = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i, v >>= 8) r = static_cast<U>((r << 8) | (v & 0xffu));
+    return r;
+  }
+  std::vector<std::byte>& out_;
 };
 
 // Reads fixed-width little-endian integers; the caller checks the length first.
@@ -54,17 +61,24 @@ class Reader {
 
 }  // namespace
 
-std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
-                                    std::span<const std::byte> inline_payload) {
+void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
+                  std::span<const std::byte> body, std::span<const std::byte> inline_payload) {
   const bool carried = !inline_payload.empty();
-  Writer w(frame_bytes + body.size() + inline_payload.size());
+  out.reserve(out.size() + frame_bytes + body.size() + inline_payload.size());
+  Writer w(out);
   w.put(frame_magic);
   w.put(handler);
   w.put(std::uint32_t{carried ? 1u : 0u});
   w.put(carried ? std::uint64_t{inline_payload.size()} : payload);
   w.put_bytes(body);
   w.put_bytes(inline_payload);
-  return w.take();
+}
+
+std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
+                                    std::span<const std::byte> inline_payload) {
+  std::vector<std::byte> out;
+  append_frame(out, handler, payload, body, inline_payload);
+  return out;
 }
 
 Frame decode_frame(std::span<const std::byte> bytes) {
@@ -91,8 +105,9 @@ Frame decode_frame(std::span<const std::byte> bytes) {
   return frame;
 }
 
-std::vector<std::byte> encode_header(const Header& h) {
-  Writer w(header_fixed_bytes + h.route.size() * route_entry_bytes);
+void append_header(std::vector<std::byte>& out, const Header& h) {
+  out.reserve(out.size() + header_fixed_bytes + h.route.size() * route_entry_bytes);
+  Writer w(out);
   w.put(header_version);
   w.put(static_cast<std::uint8_t>(h.has_route ? 1 : 0));
   w.put(std::uint16_t{0});
@@ -110,7 +125,12 @@ std::vector<std::byte> encode_header(const Header& h) {
     w.put(e.seq);
     w.put(e.subtree);
   }
-  return w.take();
+}
+
+std::vector<std::byte> encode_header(const Header& h) {
+  std::vector<std::byte> out;
+  append_header(out, h);
+  return out;
 }
 
 void check_route_shape(std::span<const RouteEntry> route) {

@@ -59,11 +59,34 @@ TEST(Matcher, DuplicateSequenceNumberIsRefused) {
   EXPECT_THROW(m.arrive(4, 0, 2, 5), Error);
 }
 
+TEST(Matcher, TakeAtOnceOnlyInOrderAndWhenAccepted) {
+  Matcher m;
+  EXPECT_FALSE(m.post(100, 4, 9));
+  EXPECT_FALSE(m.take_at_once(4, 1, 9, [](Matcher::Id) { return true; })) << "seq 0 has not arrived";
+  EXPECT_FALSE(m.take_at_once(4, 0, 8, [](Matcher::Id) { return true; })) << "no receive for tag 8";
+  EXPECT_FALSE(m.take_at_once(4, 0, 9, [](Matcher::Id) { return false; })) << "refused by the caller";
+  EXPECT_EQ(m.posted(), 1u) << "a refused take changes nothing";
+  EXPECT_EQ(m.take_at_once(4, 0, 9, [](Matcher::Id r) { return r == 100; }), std::optional<Matcher::Id>{100});
+  EXPECT_EQ(m.posted(), 0u);
+  // seq 0 is consumed: seq 1 is next, and a repeat of seq 0 must go the long way (which refuses it).
+  EXPECT_FALSE(m.post(101, 4, any_tag));
+  EXPECT_FALSE(m.take_at_once(4, 0, 9, [](Matcher::Id) { return true; }));
+  EXPECT_THROW(m.arrive(7, 4, 0, 9), Error);
+  // A message held back behind a missing one blocks the quick way for its origin.
+  EXPECT_TRUE(m.arrive(8, 4, 2, 9).empty());
+  EXPECT_FALSE(m.take_at_once(4, 1, 9, [](Matcher::Id) { return true; })) << "seq 2 is held behind seq 1";
+  const auto matches = m.arrive(9, 4, 1, 9);
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(matches[0].receive, 101u);
+  EXPECT_EQ(matches[0].message, 9u);
+}
+
 // Many origins, a few tags, every arrival order and posting order: each receive (posted with an exact
 // source and tag, or a wildcard) must get the earliest-sent fitting message not taken by an earlier
-// receive, which is what MPI promises for point-to-point messages.
-TEST(Matcher, RandomOrdersKeepEachSourcesOrder) {
-  std::mt19937 rng(2024);
+// receive, which is what MPI promises for point-to-point messages. With `quick`, arrivals first try
+// take_at_once (refused now and then, as a receive too short would be), as the endpoint does.
+void check_random_orders(bool quick) {
+  std::mt19937 rng(quick ? 77 : 2024);
   for (int trial = 0; trial < 300; ++trial) {
     struct Msg {
       int origin;
@@ -95,7 +118,13 @@ TEST(Matcher, RandomOrdersKeepEachSourcesOrder) {
     while (a < arrivals.size() || p < recvs.size()) {
       if (p == recvs.size() || (a < arrivals.size() && rng() % 2)) {
         const Msg& x = msgs[arrivals[a]];
-        for (auto match : m.arrive(arrivals[a], x.origin, x.seq, x.tag)) got[match.receive] = match.message;
+        const auto taken = quick ? m.take_at_once(x.origin, x.seq, x.tag, [&](Matcher::Id) { return rng() % 4 != 0; })
+                                 : std::nullopt;
+        if (taken) {
+          got[*taken] = arrivals[a];
+        } else {
+          for (auto match : m.arrive(arrivals[a], x.origin, x.seq, x.tag)) got[match.receive] = match.message;
+        }
         ++a;
       } else {
         const Recv& r = recvs[p];
@@ -129,6 +158,9 @@ TEST(Matcher, RandomOrdersKeepEachSourcesOrder) {
     }
   }
 }
+
+TEST(Matcher, RandomOrdersKeepEachSourcesOrder) { check_random_orders(false); }
+TEST(Matcher, RandomOrdersKeepEachSourcesOrderTakingAtOnce) { check_random_orders(true); }
 
 }  // namespace
 }  // namespace herald::dyn

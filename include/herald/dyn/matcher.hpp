@@ -7,6 +7,7 @@
 // ones from its origin have arrived. Pure bookkeeping on ids; the caller owns buffers and data.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -36,6 +37,25 @@ class Matcher {
   // and any later messages from the same origin it unblocks, in the origin's order. Throws
   // Error(invalid_argument) on a sequence number seen before.
   std::vector<Match> arrive(Id message, int origin, std::uint64_t seq, int tag);
+
+  // The quick way for a message that arrives whole and in its origin's order: if it is matchable at once
+  // (every earlier message from its origin has arrived, none is held back behind it) and a posted receive
+  // fits, and `accept(receive)` agrees, that receive takes it and is returned. Otherwise nothing changes
+  // and the caller goes through arrive().
+  template <class Accept>
+  std::optional<Id> take_at_once(int origin, std::uint64_t seq, int tag, Accept&& accept) {
+    auto o = origins_.find(origin);
+    const std::uint64_t next = o == origins_.end() ? 0 : o->second.next;
+    if (seq != next || (o != origins_.end() && !o->second.ahead.empty())) return std::nullopt;
+    auto it = std::find_if(posted_.begin(), posted_.end(),
+                           [&](const Posted& p) { return fits(p.source, p.tag, origin, tag); });
+    if (it == posted_.end() || !accept(it->receive)) return std::nullopt;
+    const Id receive = it->receive;
+    posted_.erase(it);
+    if (o == origins_.end()) o = origins_.emplace(origin, Origin{}).first;
+    ++o->second.next;
+    return receive;
+  }
 
   // A receive is posted; returns the waiting message it takes, if any. Otherwise the receive waits.
   std::optional<Id> post(Id receive, int source, int tag);

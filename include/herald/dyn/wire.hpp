@@ -36,6 +36,9 @@ struct Frame {
 // that many bytes to follow.
 std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
                                     std::span<const std::byte> inline_payload = {});
+// The same, appended to `out` (a reused buffer allocates nothing once it is large enough).
+void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
+                  std::span<const std::byte> body, std::span<const std::byte> inline_payload = {});
 Frame decode_frame(std::span<const std::byte> bytes);
 
 // One recipient in a route: a sub-tree in pre-order is the recipient itself followed by the sub-trees of
@@ -61,6 +64,7 @@ struct Header {
 };
 
 std::vector<std::byte> encode_header(const Header& header);
+void append_header(std::vector<std::byte>& out, const Header& header);
 
 // Throws Error(invalid_argument) naming the problem: too short, wrong version, unknown flags, a segment
 // outside the message, a route whose length disagrees with the bytes or whose sub-trees do not nest, a
