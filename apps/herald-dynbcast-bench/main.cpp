@@ -13,6 +13,8 @@
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
 
+#include "calibration.hpp"
+
 #include <CLI/CLI.hpp>
 #include <mpi.h>
 
@@ -192,7 +194,14 @@ int run(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &s.size);
   if (s.size < 2) throw herald::Error(herald::Errc::invalid_argument, "needs at least 2 ranks");
   MPI_Comm_dup(MPI_COMM_WORLD, &s.naive);
-  herald::dyn::Endpoint endpoint(MPI_COMM_WORLD);
+  // The tree shape is priced with this network's alpha and beta: measured by ping-pong between ranks 0
+  // and 1 unless HERALD_ALPHA and HERALD_BETA both give them.
+  const bool given = herald::environment("HERALD_ALPHA") && herald::environment("HERALD_BETA");
+  const herald::CostModel model = given ? herald::cost_model_from_environment() : [] {
+    const herald::bench::Calibration c = herald::bench::calibrate(MPI_COMM_WORLD);
+    return herald::CostModel{.alpha = c.alpha, .beta = c.beta};
+  }();
+  herald::dyn::Endpoint endpoint(MPI_COMM_WORLD, {.cost_model = model});
   s.dyn = &endpoint;
 
   std::ofstream csv;
@@ -236,8 +245,10 @@ int run(int argc, char** argv) {
   }
 
   if (s.rank == 0) {
-    std::printf("P = %d ranks, %d repetitions per point; latency in microseconds: median [min, max]\n\n", s.size,
+    std::printf("P = %d ranks, %d repetitions per point; latency in microseconds: median [min, max]\n", s.size,
                 reps);
+    std::printf("cost model for the dyn shape: alpha %.3g s, beta %.3g s/byte (%s)\n\n", model.alpha, model.beta,
+                given ? "HERALD_ALPHA, HERALD_BETA" : "measured by ping-pong between ranks 0 and 1");
     std::printf("| size | recipients | dyn shape | dynbcast | MPI_Bcast | naive loop | dyn / MPI_Bcast | dyn / naive |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const Point& p : points) {
@@ -260,7 +271,7 @@ int run(int argc, char** argv) {
       };
       herald::dyn::Shape shape;
       if (algorithm.empty()) {
-        shape = herald::dyn::choose_shape(p.k + 1, p.bytes, herald::cost_model_from_environment());
+        shape = herald::dyn::choose_shape(p.k + 1, p.bytes, model);
       } else {
         const herald::Problem q = herald::with_defaults(
             herald::find_algorithm(algorithm),
