@@ -40,6 +40,8 @@ def main():
     ap.add_argument('csv', nargs='+')
     ap.add_argument('-o', '--output', default='dynbcast.png')
     ap.add_argument('--summary', help='also write medians, min, max and ratios as CSV')
+    ap.add_argument('--setting', help="what the ranks ran on, for the titles (default: 'oversubscribed' above "
+                    "2 ranks, for this 2-core machine)")
     args = ap.parse_args()
 
     samples = load(args.csv)
@@ -63,8 +65,8 @@ def main():
                     hi.append(max(v) - med[-1])
                 if xs:
                     ax.errorbar(xs, med, yerr=[lo, hi], fmt=STYLES[m], capsize=3, label=LABELS[m])
-            oversubscribed = ' (oversubscribed)' if p > 2 else ''
-            ax.set_title(f'{size_label(size)}, P = {p}{oversubscribed}', fontsize=10)
+            setting = args.setting if args.setting is not None else ('oversubscribed' if p > 2 else '')
+            ax.set_title(f'{size_label(size)}, P = {p}' + (f' ({setting})' if setting else ''), fontsize=10)
             ax.set_xlabel('recipients')
             ax.set_ylabel('latency (us), median, min-max')
             ax.set_xticks(sorted({key[2] for key in samples if key[0] == p}))
