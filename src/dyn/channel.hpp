@@ -69,9 +69,10 @@ class Channel {
   // bytes) and what to do once it is all there.
   void receive_payload(std::span<std::byte> into, Done arrived);
 
-  // One polling pass: handles arrived frames, completes finished transfers (running their callbacks) and
-  // starts queued sends. Returns true if anything happened.
-  bool progress();
+  // One polling pass: starts queued sends, completes finished transfers (running their callbacks) and
+  // handles arrived frames, unless `*finished` (the caller's own request) has become true by then.
+  // Returns true if anything happened.
+  bool progress(const bool* finished = nullptr);
   // Only the sending part of a pass: puts queued messages on the wire, up to `max_in_flight`.
   bool flush() { return start_sends(); }
 

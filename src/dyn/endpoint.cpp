@@ -20,7 +20,7 @@ bool Request::poll(bool* progressed) {
   // The state is written under the engine's lock (possibly by the progress thread): read it there too.
   std::lock_guard lock(engine_->mutex);
   if (!state_->done) {
-    const bool moved = engine_->progress();
+    const bool moved = engine_->progress(&state_->done);
     if (progressed) *progressed = moved;
   }
   if (!state_->done) return false;

@@ -113,9 +113,9 @@ void Engine::check_usable() const {
   if (closed_) throw Error(Errc::invalid_argument, "dynamic-broadcast endpoint already destroyed");
 }
 
-bool Engine::progress() {
+bool Engine::progress(const bool* finished) {
   check_usable();
-  return channel_.progress();
+  return channel_.progress(finished);
 }
 
 void Engine::check_peer(int peer, const char* what) const {

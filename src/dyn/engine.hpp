@@ -42,7 +42,7 @@ struct Engine {
                  int priority);
   void start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source, int tag);
   std::optional<Status> probe(int source, int tag);
-  bool progress();
+  bool progress(const bool* finished = nullptr);  // see Channel::progress
   // Rethrows a failure of the progress thread; refuses use after close().
   void check_usable() const;
   // Collective: stops the thread, finishes this rank's forwarding, waits for the other ranks.
