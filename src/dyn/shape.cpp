@@ -31,21 +31,40 @@ bool is_tree(const AlgorithmInfo& algorithm, int group) {
   }
 }
 
-// The cheapest segment size of one algorithm, priced with shape_cost(); predicted_seconds is infinite
-// when no candidate delivers.
+// The best segment size of one algorithm: the lowest shape_cost(), except that sizes priced within
+// segment_tie of it count as equal and the one that pipelines best (lowest single-port time) wins among
+// them. The serial bound barely depends on the segment size (it only counts one alpha more per segment),
+// so it must not pick the size: that would cut a pipeline into few coarse segments. predicted_seconds is
+// infinite when no candidate delivers.
 Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostModel& model) {
   std::vector<std::size_t> sizes{0};
   if (a.reads_segment)
     for (std::size_t s : segment_candidates)
       if (s < bytes && bytes / s <= max_segments) sizes.push_back(s);
-  Shape best{std::string(a.name), 0, std::numeric_limits<double>::infinity()};
+  struct Priced {
+    std::size_t segment;
+    double price;
+    double pipelined;  // single-port time
+  };
+  std::vector<Priced> priced;
+  double lowest = std::numeric_limits<double>::infinity();
   for (std::size_t s : sizes) {
     Problem p{.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = s}};
     // A segmented algorithm given segment 0 falls back to its own default; ask for "whole" explicitly.
     if (a.reads_segment && s == 0) p.parameters.segment = bytes ? bytes : 1;
-    const double price = shape_cost(make_schedule(a, p), model);
-    if (price < best.predicted_seconds) best = {std::string(a.name), s, price};
+    const Schedule schedule = make_schedule(a, p);
+    const Simulation sim = simulate(schedule, model);
+    if (!sim.delivered) continue;
+    priced.push_back({s, std::max(sim.predicted_seconds, serial_work(schedule, model)), sim.predicted_seconds});
+    lowest = std::min(lowest, priced.back().price);
   }
+  Shape best{std::string(a.name), 0, std::numeric_limits<double>::infinity()};
+  double best_pipelined = std::numeric_limits<double>::infinity();
+  for (const Priced& c : priced)
+    if (c.price <= lowest * (1 + segment_tie) && c.pipelined < best_pipelined) {
+      best = {std::string(a.name), c.segment, c.price};
+      best_pipelined = c.pipelined;
+    }
   return best;
 }
 

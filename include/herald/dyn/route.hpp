@@ -81,9 +81,13 @@ double shape_cost(const Schedule& schedule, const CostModel& model);
 
 // Another shape replaces binomial only when its price is at most this fraction of binomial's.
 inline constexpr double shape_margin = 0.8;
+// Segment sizes of one algorithm priced within this fraction of its cheapest count as equal; the one with
+// the lowest single-port time (the best pipeline) is taken.
+inline constexpr double segment_tie = 0.05;
 
 // Prices every tree-shaped algorithm of the table for `group` ranks and `bytes` bytes, each segmented
-// algorithm unsegmented and at a few segment sizes, with shape_cost(). Returns the cheapest binomial
+// algorithm unsegmented and at a few segment sizes, with shape_cost() (sizes within segment_tie of an
+// algorithm's cheapest are equal, and the best pipeline among them is its choice). Returns the binomial
 // shape unless another algorithm's cheapest costs at most shape_margin times as much, in which case that
 // one. predicted_seconds is the returned shape's price.
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {});
