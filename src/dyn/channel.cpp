@@ -262,12 +262,11 @@ bool Channel::start_sends() {
 bool Channel::progress(const bool* finished) {
   bool any = start_sends();
   any |= complete_transfers();
-  // A caller whose request has just completed returns now: with mpi_yield_when_idle (or an MPI that always
-  // yields) an idle test of the frame slots would hand the core away first, which costs tens of
+  // A caller whose request has just completed skips the frame slots: with mpi_yield_when_idle (or an MPI
+  // that always yields) an idle test of them would hand the core away first, which costs tens of
   // microseconds when ranks outnumber cores.
-  if (finished && *finished) return any;
-  any |= handle_frames();
-  any |= start_sends();
+  if (!finished || !*finished) any |= handle_frames();
+  any |= start_sends();  // forwards the completions above queued leave now, not at the next call
   return any;
 }
 
