@@ -105,9 +105,8 @@ void Channel::recycle(std::shared_ptr<Transfer> transfer) {
       frame->clear();
       spare_frames_.push_back(std::move(*frame));
     }
-    *frame = {};
   }
-  *transfer = Transfer{};
+  *transfer = Transfer{};  // frees what was not kept
   spare_transfers_.push_back(std::move(transfer));
 }
 

@@ -22,6 +22,18 @@ namespace {
 constexpr std::array<std::size_t, 4> segment_candidates{64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024};
 constexpr std::size_t max_segments = 128;
 
+// A schedule's price (see shape_cost) and its single-port time, the pipelining part of it.
+struct Price {
+  double price = std::numeric_limits<double>::infinity();
+  double pipelined = std::numeric_limits<double>::infinity();
+};
+
+Price price_of(const Schedule& schedule, const CostModel& model) {
+  const Simulation sim = simulate(schedule, model);
+  if (!sim.delivered) return {};
+  return {std::max(sim.predicted_seconds, serial_work(schedule, model)), sim.predicted_seconds};
+}
+
 bool is_tree(const AlgorithmInfo& algorithm, int group) {
   try {
     tree_of_algorithm(algorithm, group);
@@ -41,29 +53,21 @@ Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostM
   if (a.reads_segment)
     for (std::size_t s : segment_candidates)
       if (s < bytes && bytes / s <= max_segments) sizes.push_back(s);
-  struct Priced {
-    std::size_t segment;
-    double price;
-    double pipelined;  // single-port time
-  };
-  std::vector<Priced> priced;
+  std::vector<Price> prices;
   double lowest = std::numeric_limits<double>::infinity();
   for (std::size_t s : sizes) {
     Problem p{.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = s}};
     // A segmented algorithm given segment 0 falls back to its own default; ask for "whole" explicitly.
     if (a.reads_segment && s == 0) p.parameters.segment = bytes ? bytes : 1;
-    const Schedule schedule = make_schedule(a, p);
-    const Simulation sim = simulate(schedule, model);
-    if (!sim.delivered) continue;
-    priced.push_back({s, std::max(sim.predicted_seconds, serial_work(schedule, model)), sim.predicted_seconds});
-    lowest = std::min(lowest, priced.back().price);
+    prices.push_back(price_of(make_schedule(a, p), model));
+    lowest = std::min(lowest, prices.back().price);
   }
   Shape best{std::string(a.name), 0, std::numeric_limits<double>::infinity()};
   double best_pipelined = std::numeric_limits<double>::infinity();
-  for (const Priced& c : priced)
-    if (c.price <= lowest * (1 + segment_tie) && c.pipelined < best_pipelined) {
-      best = {std::string(a.name), c.segment, c.price};
-      best_pipelined = c.pipelined;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (prices[i].price <= lowest * (1 + segment_tie) && prices[i].pipelined < best_pipelined) {
+      best = {std::string(a.name), sizes[i], prices[i].price};
+      best_pipelined = prices[i].pipelined;
     }
   return best;
 }
@@ -80,11 +84,7 @@ double serial_work(const Schedule& schedule, const CostModel& model) {
   return busiest;
 }
 
-double shape_cost(const Schedule& schedule, const CostModel& model) {
-  const Simulation sim = simulate(schedule, model);
-  if (!sim.delivered) return std::numeric_limits<double>::infinity();
-  return std::max(sim.predicted_seconds, serial_work(schedule, model));
-}
+double shape_cost(const Schedule& schedule, const CostModel& model) { return price_of(schedule, model).price; }
 
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model) {
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
