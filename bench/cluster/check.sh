@@ -14,11 +14,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 hosts=8 rates=1gbit delay=0us bytes=64M reps=3
 
-die() {
-  echo "check.sh: $*" >&2
-  exit 2
-}
-
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts | --rate | --delay | --bytes | --reps)

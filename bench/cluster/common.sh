@@ -4,6 +4,12 @@
 
 cluster_dir=$(cd "$(dirname "$0")" && pwd)
 
+# die MESSAGE: the calling script's error exit, named after it.
+die() {
+  echo "$(basename "$0"): $*" >&2
+  exit 2
+}
+
 # The delay used when none is given: 50 us per link direction where the kernel can delay packets (netem),
 # none where it cannot.
 default_delay() {

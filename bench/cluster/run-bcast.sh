@@ -17,11 +17,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/common.sh
 . "$here/common.sh"
 
-die() {
-  echo "run-bcast.sh: $*" >&2
-  exit 2
-}
-
 [ $# -ge 1 ] || die "usage: run-bcast.sh <build dir> [out dir] [options] (see the comment at its top)"
 build=$1
 shift
