@@ -49,7 +49,9 @@ Channel::~Channel() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  // Every peer has stopped sending (the endpoint closes with a barrier), so the slots are still open.
+  // Every peer has stopped sending (the endpoint closes with a barrier), so the slots are still open once
+  // the last handled one is posted again.
+  if (handled_slot_) MPI_Start(&slot_requests_[*handled_slot_]);
   for (MPI_Request& request : slot_requests_) {
     if (request == MPI_REQUEST_NULL) continue;
     MPI_Cancel(&request);
@@ -67,8 +69,7 @@ void Channel::on(HandlerId id, Handler handler) {
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
                    int priority, Done sent) {
   Queued item{priority, posted_++, dest, spare_frame(), {}, {}, std::move(sent)};
-  if (!payload.empty() && payload.size() <= options_.max_inline &&
-      frame_bytes + body.size() + payload.size() <= options_.slot_bytes) {
+  if (!payload.empty() && single_frame(body.size(), payload.size())) {
     append_frame(item.frame, id, 0, body, payload);
   } else {
     append_frame(item.frame, id, payload.size(), body);
@@ -81,6 +82,32 @@ void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std:
   }
   queue_.push_back(std::move(item));
   std::push_heap(queue_.begin(), queue_.end(), Later{});
+}
+
+bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
+                   int priority, std::shared_ptr<bool> sent) {
+  if (!queue_.empty() || in_flight_ >= options_.max_in_flight || !single_frame(body.size(), payload.size())) {
+    post(dest, id, body, payload, priority, [sent = std::move(sent)] { *sent = true; });
+    flush();
+    return false;
+  }
+  // The same bytes post() would queue for this message. The buffer mostly has the right size already.
+  quick_.resize(frame_bytes + body.size() + payload.size());
+  write_frame(quick_, id, 0, body, payload);
+  MPI_Request request;
+  HERALD_MPI(MPI_Isend(quick_.data(), static_cast<int>(quick_.size()), MPI_BYTE, dest, frame_tag, comm_.get(),
+                       &request));
+  int done = 0;
+  HERALD_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+  if (done) return true;
+  auto transfer = spare_transfer();
+  transfer->outgoing = true;
+  transfer->frame = std::move(quick_);  // MPI still reads it; a spare buffer takes its place
+  transfer->sent = std::move(sent);
+  track(request, transfer);
+  quick_ = spare_frame();
+  ++in_flight_;
+  return false;
 }
 
 std::vector<std::byte> Channel::spare_frame() {
@@ -110,12 +137,24 @@ void Channel::recycle(std::shared_ptr<Transfer> transfer) {
   spare_transfers_.push_back(std::move(transfer));
 }
 
-void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
+void Channel::check_claim(std::span<std::byte> into) const {
   if (current_.source < 0 || current_.claimed)
     throw Error(Errc::invalid_argument, "receive_payload outside a handler, or twice for one message");
   if (into.size() != current_.payload)
     throw Error(Errc::invalid_argument, "payload of " + std::to_string(current_.payload) + " bytes claimed with a " +
                                             std::to_string(into.size()) + "-byte buffer");
+}
+
+bool Channel::receive_payload_now(std::span<std::byte> into) {
+  check_claim(into);
+  if (!into.empty() && current_.carried.empty()) return false;  // it follows in messages of its own
+  current_.claimed = true;
+  if (!into.empty()) std::memcpy(into.data(), current_.carried.data(), into.size());
+  return true;
+}
+
+void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
+  check_claim(into);
   current_.claimed = true;
   if (!current_.carried.empty()) std::memcpy(into.data(), current_.carried.data(), into.size());
   if (into.empty() || !current_.carried.empty()) {
@@ -139,9 +178,18 @@ void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transf
   owners_.push_back(transfer);
 }
 
-bool Channel::handle_frames() {
+void Channel::rearm() {
+  if (!handled_slot_) return;
+  MPI_Request& request = slot_requests_[*handled_slot_];
+  handled_slot_.reset();
+  HERALD_MPI(MPI_Start(&request));
+}
+
+bool Channel::handle_frames(const bool* finished) {
   bool any = false;
-  for (int i = 0; i < frames_per_pass; ++i) {
+  // Stops once the caller's own request is done: its wait returns at once instead of testing another slot.
+  for (int i = 0; i < frames_per_pass && !(finished && *finished); ++i) {
+    rearm();
     MPI_Request& request = slot_requests_[next_slot_];
     int flag = 0;
     MPI_Status status;
@@ -151,15 +199,13 @@ bool Channel::handle_frames() {
     int count = 0;
     HERALD_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
     const std::span<const std::byte> bytes{slots_.data() + options_.slot_bytes * next_slot_, static_cast<std::size_t>(count)};
-    // Once handled (or refused), the slot's bytes are no longer read: post it again, last in the ring.
-    struct Rearm {
-      MPI_Request& request;
-      std::size_t& next;
-      ~Rearm() {
-        MPI_Start(&request);  // cannot throw here; a failure shows at the next MPI_Test of this slot
-        next = (next + 1) % slot_count;
-      }
-    } rearm{request, next_slot_};
+    // Once handled (or refused), the slot's bytes are no longer read: it is posted again, last in the ring,
+    // by the next rearm(). Not at once: that keeps MPI_Start off the path from a frame's arrival to the
+    // completion of the receive it serves. MPI still matches the frames of every sender in order, since
+    // the slot is posted before any slot handled after it, and a frame that comes while it is not posted
+    // waits in MPI until it is.
+    handled_slot_ = next_slot_;
+    next_slot_ = (next_slot_ + 1) % slot_count;
     handle(status.MPI_SOURCE, bytes);
   }
   return any;
@@ -194,14 +240,24 @@ void Channel::handle(int source, std::span<const std::byte> bytes) {
 }
 
 bool Channel::complete_transfers() {
+  // What the previous call finished is recycled now rather than right after its callbacks: that keeps the
+  // bookkeeping off the path from a completion to the caller waiting for it.
+  for (auto& transfer : finished_) recycle(std::move(transfer));
+  finished_.clear();
   if (requests_.empty()) return false;
   indices_.resize(requests_.size());
   int done = 0;
-  HERALD_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, indices_.data(),
-                          MPI_STATUSES_IGNORE));
+  if (requests_.size() == 1) {
+    // A lone request (a waiting send, say) goes through MPI_Test, which looks again once it has made
+    // progress; MPI_Testsome may not (Open MPI's does not), and would see the completion a pass later.
+    indices_[0] = 0;
+    HERALD_MPI(MPI_Test(&requests_[0], &done, MPI_STATUS_IGNORE));
+  } else {
+    HERALD_MPI(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done, indices_.data(),
+                            MPI_STATUSES_IGNORE));
+  }
   if (done == MPI_UNDEFINED || done == 0) return false;
 
-  finished_.clear();
   for (int k = 0; k < done; ++k) {
     auto& owner = owners_[indices_[k]];
     if (--owner->pending == 0) finished_.push_back(owner);
@@ -220,9 +276,8 @@ bool Channel::complete_transfers() {
   for (auto& transfer : finished_) {
     if (transfer->outgoing) --in_flight_;
     if (transfer->done) transfer->done();
-    recycle(std::move(transfer));
+    if (transfer->sent) *transfer->sent = true;
   }
-  finished_.clear();
   return true;
 }
 
@@ -259,13 +314,14 @@ bool Channel::start_sends() {
 }
 
 bool Channel::progress(const bool* finished) {
-  bool any = start_sends();
+  // Most passes find nothing queued: that is checked inline, before any call.
+  bool any = !queue_.empty() && start_sends();
   any |= complete_transfers();
-  // A caller whose request has just completed skips the frame slots: with mpi_yield_when_idle (or an MPI
-  // that always yields) an idle test of them would hand the core away first, which costs tens of
-  // microseconds when ranks outnumber cores.
-  if (!finished || !*finished) any |= handle_frames();
-  any |= start_sends();  // forwards the completions above queued leave now, not at the next call
+  // A caller whose request has just completed skips the frame slots (or the rest of them, when a frame
+  // completed it): with mpi_yield_when_idle (or an MPI that always yields) an idle test of them would hand
+  // the core away first, which costs tens of microseconds when ranks outnumber cores.
+  any |= handle_frames(finished);
+  if (!queue_.empty()) any |= start_sends();  // forwards the completions above queued leave now, not later
   return any;
 }
 

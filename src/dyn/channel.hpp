@@ -22,10 +22,13 @@
 
 #include "../core/mpi/check.hpp"
 
+#include <herald/dyn/wire.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -65,9 +68,22 @@ class Channel {
   void post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
             int priority, Done sent);
 
+  // Sends a message at once when nothing is queued (so it overtakes nothing: priorities keep their meaning,
+  // and MPI keeps the order per destination), fewer than `max_in_flight` are on the wire and it is one
+  // frame that fits a slot (payload inline, or none): encoded into a reused buffer, handed to MPI and
+  // tested once. Returns true if MPI completed it right then (small eager messages usually are): nothing is
+  // kept. Otherwise returns false; the message is tracked (or queued and put on the wire, as post() and
+  // flush() do), and `*sent` becomes true once it has left. A flag rather than a callback, as it needs no
+  // allocation: made with shared_ptr's aliasing constructor, it keeps its owner alive.
+  bool send(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
+            int priority, std::shared_ptr<bool> sent);
+
   // Only inside a handler, for the message being handled: where its payload goes (exactly Arrival::payload
   // bytes) and what to do once it is all there.
   void receive_payload(std::span<std::byte> into, Done arrived);
+  // The same when the payload came inside the frame (or there is none): copies it into `into` and returns
+  // true, with no callback to make. Otherwise claims nothing and returns false; receive_payload() then must.
+  bool receive_payload_now(std::span<std::byte> into);
 
   // One polling pass: starts queued sends, completes finished transfers (running their callbacks) and
   // handles arrived frames, unless `*finished` (the caller's own request) has become true by then.
@@ -91,6 +107,7 @@ class Channel {
     std::vector<std::byte> frame;   // kept alive while the send is on the wire
     std::vector<std::byte> long_frame;  // the frame itself when `frame` is only its stub
     Done done;
+    std::shared_ptr<bool> sent;     // raised once done, for send()
   };
   struct Queued {
     int priority;
@@ -113,7 +130,13 @@ class Channel {
     bool claimed = false;
   };
 
-  bool handle_frames();
+  // One MPI message: the payload inline or none, and the frame fits a slot.
+  bool single_frame(std::size_t body, std::size_t payload) const noexcept {
+    return payload <= options_.max_inline && frame_bytes + body + payload <= options_.slot_bytes;
+  }
+  void check_claim(std::span<std::byte> into) const;
+  bool handle_frames(const bool* finished);
+  void rearm();  // posts the slot handled last again
   void handle(int source, std::span<const std::byte> bytes);
   bool complete_transfers();
   bool start_sends();
@@ -137,10 +160,12 @@ class Channel {
   std::vector<std::byte> slots_;                      // slot_count receive slots of slot_bytes each
   std::vector<MPI_Request> slot_requests_;            // their persistent receives, posted in ring order
   std::size_t next_slot_ = 0;                         // the slot the next frame lands in
+  std::optional<std::size_t> handled_slot_;           // handled, not yet posted again (see rearm())
   std::vector<int> indices_;                          // reused by complete_transfers()
-  std::vector<std::shared_ptr<Transfer>> finished_;   // reused by complete_transfers()
+  std::vector<std::shared_ptr<Transfer>> finished_;   // finished by the last complete_transfers(), to recycle
   std::vector<std::shared_ptr<Transfer>> spare_transfers_;  // finished, ready for reuse
   std::vector<std::vector<std::byte>> spare_frames_;        // emptied frame buffers, capacity kept
+  std::vector<std::byte> quick_;                            // the frame of send(), reused
 };
 
 }  // namespace herald::dyn

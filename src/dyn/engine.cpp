@@ -159,18 +159,27 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     throw Error(Errc::invalid_argument, std::to_string(options.priorities.size()) + " priorities for " +
                                             std::to_string(recipients.size()) + " recipients");
   for (int r : recipients) check_peer(r, "recipient");
-  sorted_.assign(recipients.begin(), recipients.end());
-  std::sort(sorted_.begin(), sorted_.end());
-  if (auto dup = std::adjacent_find(sorted_.begin(), sorted_.end()); dup != sorted_.end())
-    throw Error(Errc::invalid_argument, "recipient " + std::to_string(*dup) + " is listed twice");
+  if (recipients.size() > 1) {
+    sorted_.assign(recipients.begin(), recipients.end());
+    std::sort(sorted_.begin(), sorted_.end());
+    if (auto dup = std::adjacent_find(sorted_.begin(), sorted_.end()); dup != sorted_.end())
+      throw Error(Errc::invalid_argument, "recipient " + std::to_string(*dup) + " is listed twice");
+  }
   if (recipients.empty()) {
     state->done = true;
     return;
   }
   const int group = static_cast<int>(recipients.size()) + 1;
   const std::string& algorithm = options.algorithm.empty() ? default_algorithm_ : options.algorithm;
+  const bool automatic = algorithm.empty() || algorithm == "auto";
+  if (automatic && recipients.size() == 1 && data.size() <= smallest_shape_segment) {
+    // The cost model cuts no message this short into segments, and its shapes are trees: to one recipient
+    // that is the point-to-point message the general path below sends, without pricing or looking it up.
+    post_whole(state, data, recipients[0], tag, options.priorities.empty() ? 0 : options.priorities[0]);
+    return;
+  }
   Shape shape;
-  if (algorithm.empty() || algorithm == "auto") {
+  if (automatic) {
     shape = shape_for(group, data.size());
   } else {
     // A zero segment means HERALD_SEGMENT_SIZE, else the algorithm's own default, as everywhere in herald.
@@ -247,12 +256,9 @@ void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<
                  .segment = {0, data.size()},
                  .has_route = true,
                  .route = {}};
-  state->outstanding = 1;
-  channel_.post(dest, message_handler, encoded(h), data, priority, [state] {
-    state->outstanding = 0;
+  // On the wire now; unless MPI completed the send at once, whoever waits polls for its completion.
+  if (channel_.send(dest, message_handler, encoded(h), data, priority, std::shared_ptr<bool>(state, &state->done)))
     state->done = true;
-  });
-  channel_.flush();  // on the wire now; completions are polled for by whoever waits
 }
 
 void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source,
@@ -265,7 +271,7 @@ void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<
   if (buffer.data() == nullptr && !buffer.empty())
     throw Error(Errc::invalid_buffer, "null buffer for " + std::to_string(buffer.size()) + " bytes");
   const Matcher::Id id = next_id_++;
-  posted_.emplace(id, Posted{state, buffer});
+  posted_.push_back({id, state, buffer});
   if (auto message = matcher_.post(id, source, tag)) bind(id, *message);
   channel_.progress();
 }
@@ -318,8 +324,8 @@ void Engine::on_message(const Channel::Arrival& arrival) {
 }
 
 std::span<const std::byte> Engine::encoded(const Header& h) {
-  header_.clear();
-  append_header(header_, h);
+  header_.resize(header_bytes(h));  // mostly the size it already has: nothing to allocate or clear
+  write_header(header_, h);
   return header_;  // the channel copies it into the frame before the next call
 }
 
@@ -328,18 +334,37 @@ bool Engine::deliver_at_once(const Header& h) {
   if (!whole_leaf) return false;
   // A receive too short for the message takes the general path, which reports it.
   const auto receive = matcher_.take_at_once(h.origin, h.seq, h.tag, [&](Matcher::Id r) {
-    return posted_.at(r).buffer.size() >= h.total;
+    return find_posted(r)->buffer.size() >= h.total;
   });
   if (!receive) return false;
-  auto node = posted_.extract(*receive);
-  const std::shared_ptr<Request::State> state = std::move(node.mapped().state);
-  state->status = {h.origin, h.tag, 0};
-  channel_.receive_payload(node.mapped().buffer.first(h.total), [this, state, bytes = h.total] {
+  Posted taken = take_posted(*receive);
+  taken.state->status = {h.origin, h.tag, 0};
+  const std::span<std::byte> into = taken.buffer.first(h.total);
+  auto arrived = [this, state = std::move(taken.state), bytes = h.total] {
     ++statistics.received_in_place;
     state->status.bytes = bytes;
     state->done = true;
-  });
+  };
+  // A payload that rode in the frame is copied now, with no callback to keep.
+  if (channel_.receive_payload_now(into)) {
+    arrived();
+  } else {
+    channel_.receive_payload(into, std::move(arrived));
+  }
   return true;
+}
+
+std::vector<Engine::Posted>::iterator Engine::find_posted(Matcher::Id receive) {
+  const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const Posted& p) { return p.id == receive; });
+  if (it == posted_.end()) throw Error(Errc::invalid_argument, "receive " + std::to_string(receive) + " is not posted");
+  return it;
+}
+
+Engine::Posted Engine::take_posted(Matcher::Id receive) {
+  const auto it = find_posted(receive);
+  Posted taken = std::move(*it);
+  posted_.erase(it);
+  return taken;
 }
 
 void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment) {
@@ -374,8 +399,7 @@ void Engine::hold(Incoming& message) {
 }
 
 void Engine::bind(Matcher::Id receive, Matcher::Id id) {
-  auto node = posted_.extract(receive);
-  Posted& posted = node.mapped();
+  const Posted posted = take_posted(receive);
   const std::shared_ptr<Incoming> message = messages_.at(id);
   message->consumed = true;
   message->receive = posted.state;

@@ -27,7 +27,7 @@ struct Request::State {
   bool done = false;
   std::optional<Error> error;
   Status status;
-  std::size_t outstanding = 0;  // sends: messages not yet off this rank
+  std::size_t outstanding = 0;  // broadcasts: messages not yet off this rank
 };
 
 namespace detail {
@@ -77,6 +77,7 @@ struct Engine {
     std::span<std::byte> user;
   };
   struct Posted {
+    Matcher::Id id = 0;
     std::shared_ptr<Request::State> state;
     std::span<std::byte> buffer;
   };
@@ -90,6 +91,8 @@ struct Engine {
   std::span<const std::byte> encoded(const Header& h);
   void on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment);
   void bind(Matcher::Id receive, Matcher::Id message);
+  std::vector<Posted>::iterator find_posted(Matcher::Id receive);
+  Posted take_posted(Matcher::Id receive);
   void hold(Incoming& message);
   void settle(const std::shared_ptr<Incoming>& message);
   void check_peer(int rank, const char* what) const;
@@ -111,7 +114,9 @@ struct Engine {
   std::vector<std::uint64_t> next_seq_;  // per destination: the number of the next message to it
   std::map<std::pair<int, std::uint64_t>, std::shared_ptr<Incoming>> by_origin_;  // (origin, seq)
   std::unordered_map<Matcher::Id, std::shared_ptr<Incoming>> messages_;
-  std::unordered_map<Matcher::Id, Posted> posted_;
+  // Receives not yet matched, in posting order. The matcher scans its own list of them in that order
+  // anyway, and a receive is most often taken from the front: a vector costs no allocation per receive.
+  std::vector<Posted> posted_;
   std::map<std::pair<int, std::string>, Planned, std::less<>> trees_;
   std::map<std::pair<int, std::size_t>, Shape> shapes_;
   std::vector<int> sorted_;          // reused by start_send()

@@ -19,7 +19,9 @@ namespace {
 
 // Segment sizes tried for pipelined shapes. Below 64 KiB a segment costs two messages (header and
 // payload) for little data; more than 128 segments make the pricing itself slow for large groups.
-constexpr std::array<std::size_t, 4> segment_candidates{64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024};
+constexpr std::array<std::size_t, 4> segment_candidates{smallest_shape_segment, 256 * 1024, 1024 * 1024,
+                                                         4 * 1024 * 1024};
+static_assert(std::ranges::is_sorted(segment_candidates), "smallest_shape_segment must be the smallest candidate");
 constexpr std::size_t max_segments = 128;
 
 // A schedule's price (see shape_cost) and its single-port time, the pipelining part of it.

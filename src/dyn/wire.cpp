@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -15,29 +16,44 @@ namespace {
   throw Error(Errc::invalid_argument, "malformed dynamic-broadcast message: " + what);
 }
 
-// Appends fixed-width little-endian integers to a caller's buffer, so a reused buffer costs no allocation.
+template <class U>
+U byteswap(U v) {
+  U r = 0;
+  for (std::size_t i = 0; i < sizeof(U); ++i, v >>= 8) r = static_cast<U>((r << 8) | (v & 0xffu));
+  return r;
+}
+
+// Writes fixed-width little-endian integers and raw bytes into room made for all of them at once (growing
+// a vector once per field costs several times the writes themselves). The caller sizes the room exactly.
 class Writer {
  public:
-  explicit Writer(std::vector<std::byte>& out) : out_(out) {}
+  explicit Writer(std::span<std::byte> room) : at_(room.data()), end_(room.data() + room.size()) {}
   template <class T>
   void put(T value) {
     auto bits = static_cast<std::make_unsigned_t<T>>(value);
     if constexpr (std::endian::native == std::endian::big) bits = byteswap(bits);
-    const std::size_t at = out_.size();
-    out_.resize(at + sizeof(T));
-    std::memcpy(out_.data() + at, &bits, sizeof(T));
+    put_bytes(std::as_bytes(std::span(&bits, 1)));
   }
-  void put_bytes(std::span<const std::byte> bytes) { out_.insert(out_.end(), bytes.begin(), bytes.end()); }
+  void put_bytes(std::span<const std::byte> bytes) {
+    if (bytes.size() > static_cast<std::size_t>(end_ - at_)) throw std::logic_error("wire writer: out of room");
+    if (!bytes.empty()) std::memcpy(at_, bytes.data(), bytes.size());
+    at_ += bytes.size();
+  }
+  void check_full() const {
+    if (at_ != end_) throw std::logic_error("wire writer: room left over");
+  }
 
  private:
-  template <class U>
-  static U byteswap(U v) {
-    U r = 0;
-    for (std::size_t i = 0; i < sizeof(U); ++i, v >>= 8) r = static_cast<U>((r << 8) | (v & 0xffu));
-    return r;
-  }
-  std::vector<std::byte>& out_;
+  std::byte* at_;
+  std::byte* end_;
 };
+
+// Grows `out` by `bytes` and returns them.
+std::span<std::byte> grow(std::vector<std::byte>& out, std::size_t bytes) {
+  const std::size_t at = out.size();
+  out.resize(at + bytes);
+  return {out.data() + at, bytes};
+}
 
 // Reads fixed-width little-endian integers; the caller checks the length first.
 class Reader {
@@ -45,9 +61,10 @@ class Reader {
   explicit Reader(std::span<const std::byte> bytes) : bytes_(bytes) {}
   template <class T>
   T get() {
+    // One load rather than a loop over the bytes (compilers do not always merge that loop).
     std::make_unsigned_t<T> bits = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-      bits |= static_cast<std::make_unsigned_t<T>>(static_cast<std::uint8_t>(bytes_[at_ + i])) << (8 * i);
+    std::memcpy(&bits, bytes_.subspan(at_, sizeof(T)).data(), sizeof(T));
+    if constexpr (std::endian::native == std::endian::big) bits = byteswap(bits);
     at_ += sizeof(T);
     return static_cast<T>(bits);
   }
@@ -61,10 +78,9 @@ class Reader {
 
 }  // namespace
 
-void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
-                  std::span<const std::byte> body, std::span<const std::byte> inline_payload) {
+void write_frame(std::span<std::byte> out, std::uint16_t handler, std::uint64_t payload,
+                 std::span<const std::byte> body, std::span<const std::byte> inline_payload) {
   const bool carried = !inline_payload.empty();
-  out.reserve(out.size() + frame_bytes + body.size() + inline_payload.size());
   Writer w(out);
   w.put(frame_magic);
   w.put(handler);
@@ -72,6 +88,12 @@ void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint6
   w.put(carried ? std::uint64_t{inline_payload.size()} : payload);
   w.put_bytes(body);
   w.put_bytes(inline_payload);
+  w.check_full();
+}
+
+void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
+                  std::span<const std::byte> body, std::span<const std::byte> inline_payload) {
+  write_frame(grow(out, frame_bytes + body.size() + inline_payload.size()), handler, payload, body, inline_payload);
 }
 
 std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
@@ -105,8 +127,11 @@ Frame decode_frame(std::span<const std::byte> bytes) {
   return frame;
 }
 
-void append_header(std::vector<std::byte>& out, const Header& h) {
-  out.reserve(out.size() + header_fixed_bytes + h.route.size() * route_entry_bytes);
+std::size_t header_bytes(const Header& h) noexcept {
+  return header_fixed_bytes + h.route.size() * route_entry_bytes;
+}
+
+void write_header(std::span<std::byte> out, const Header& h) {
   Writer w(out);
   w.put(header_version);
   w.put(static_cast<std::uint8_t>(h.has_route ? 1 : 0));
@@ -125,7 +150,10 @@ void append_header(std::vector<std::byte>& out, const Header& h) {
     w.put(e.seq);
     w.put(e.subtree);
   }
+  w.check_full();
 }
+
+void append_header(std::vector<std::byte>& out, const Header& h) { write_header(grow(out, header_bytes(h)), h); }
 
 std::vector<std::byte> encode_header(const Header& h) {
   std::vector<std::byte> out;

@@ -301,6 +301,41 @@ TEST(Dyn, PrioritiesOrderTheChainAndTravelWithIt) {
   }
 }
 
+// A message that fits one frame skips the queue when the queue is empty, and MPI may or may not finish
+// sending it at once. Here rank 1 sits in a barrier while rank 0 sends: tiny frames finish at once, larger
+// ones stay on the wire (above MPI's eager limit, MPI reads them only once rank 1 takes them), then the
+// in-flight limit fills and the rest wait in the queue, where a later small message must not overtake
+// them. Every message must arrive intact and in order, with none overtaken.
+TEST(Dyn, MessagesSentAtOnceOrQueuedKeepTheirOrderAndBytes) {
+  const int me = world_rank();
+  Endpoint ep(MPI_COMM_WORLD, {.max_in_flight = 4});
+  const std::size_t sizes[] = {1, 6000, 0, 1000, 6000, 1, 9000, 6000, 1, 200, 6000, 1};
+  constexpr int count = 48;
+  auto size_of = [&](int i) { return sizes[i % std::size(sizes)]; };
+  if (me == 0) {
+    const std::vector<int> one{1};
+    std::vector<std::vector<std::byte>> data;
+    for (int i = 0; i < count; ++i) data.push_back(pattern(0, 3, i, size_of(i)));
+    std::vector<Request> sends;
+    for (int i = 0; i < count; ++i)
+      sends.push_back(i % 2 ? ep.send(data[i], one, 3) : ep.send_p2p(data[i], 1, 3));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (Request& r : sends) r.wait();
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) {
+      for (int i = 0; i < count; ++i) {
+        std::vector<std::byte> buffer(10000, std::byte{0xEE});
+        const Status s = ep.recv(buffer, 0, 3);
+        ASSERT_EQ(s.bytes, size_of(i)) << "message " << i;
+        const auto expected = pattern(0, 3, i, size_of(i));
+        EXPECT_TRUE(std::equal(expected.begin(), expected.end(), buffer.begin())) << "message " << i;
+      }
+      EXPECT_EQ(ep.statistics().overtaken, 0u);
+    }
+  }
+}
+
 TEST(Dyn, AnySourceAndAnyTag) {
   const int me = world_rank(), n = world_size();
   Endpoint ep(MPI_COMM_WORLD);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <stdexcept>
 
 namespace herald::dyn {
 namespace {
@@ -169,6 +170,42 @@ TEST(Wire, InlinePayloadRidesAfterTheBody) {
   auto lying = bytes;
   lying[8] = std::byte{6};
   EXPECT_THROW(decode_frame(lying), Error);
+}
+
+TEST(Wire, WritingIntoExactRoomOverwritesWhatWasThere) {
+  // A reused buffer keeps old bytes: every one of them must be overwritten.
+  const Header h = sample();
+  ASSERT_EQ(header_bytes(h), 52u + 3 * 20);
+  std::vector<std::byte> room(header_bytes(h), std::byte{0xAA});
+  write_header(room, h);
+  EXPECT_EQ(decode_header(room), h);
+
+  const std::vector<std::byte> body{std::byte{1}, std::byte{2}};
+  const std::vector<std::byte> payload{std::byte{7}, std::byte{8}, std::byte{9}};
+  std::vector<std::byte> frame(frame_bytes + 5, std::byte{0xAA});
+  write_frame(frame, 4, 0, body, payload);
+  const Frame f = decode_frame(frame);
+  EXPECT_EQ(f.handler, 4);
+  EXPECT_TRUE(f.inline_payload);
+  EXPECT_EQ(std::vector<std::byte>(f.body.begin(), f.body.end()), body);
+  EXPECT_EQ(std::vector<std::byte>(f.carried.begin(), f.carried.end()), payload);
+
+  // Room of the wrong size is a bug in the caller, refused before anything is read past it.
+  std::vector<std::byte> short_room(header_bytes(h) - 1), long_room(header_bytes(h) + 1);
+  EXPECT_THROW(write_header(short_room, h), std::logic_error);
+  EXPECT_THROW(write_header(long_room, h), std::logic_error);
+  std::vector<std::byte> short_frame(frame_bytes + 4);
+  EXPECT_THROW(write_frame(short_frame, 4, 0, body, payload), std::logic_error);
+}
+
+TEST(Wire, AppendingKeepsWhatIsAlreadyThere) {
+  const Header h = sample();
+  std::vector<std::byte> out{std::byte{5}, std::byte{6}};
+  append_header(out, h);
+  ASSERT_EQ(out.size(), 2 + header_bytes(h));
+  EXPECT_EQ(out[0], std::byte{5});
+  EXPECT_EQ(out[1], std::byte{6});
+  EXPECT_EQ(decode_header(std::span(out).subspan(2)), h);
 }
 
 }  // namespace

@@ -79,6 +79,9 @@ double serial_work(const Schedule& schedule, const CostModel& model);
 // sends and receives at once) and serial_work() (it cannot); infinite if the schedule does not deliver.
 double shape_cost(const Schedule& schedule, const CostModel& model);
 
+// The smallest segment size choose_shape() tries: it never segments a message of at most this many bytes.
+inline constexpr std::size_t smallest_shape_segment = 64 * 1024;
+
 // Another shape replaces binomial only when its price is at most this fraction of binomial's.
 inline constexpr double shape_margin = 0.8;
 // Segment sizes of one algorithm priced within this fraction of its cheapest count as equal; the one with

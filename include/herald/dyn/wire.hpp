@@ -39,6 +39,10 @@ std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload
 // The same, appended to `out` (a reused buffer allocates nothing once it is large enough).
 void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
                   std::span<const std::byte> body, std::span<const std::byte> inline_payload = {});
+// The same, written into `out`, which must be exactly frame_bytes + body.size() + inline_payload.size()
+// bytes long (a buffer kept at its size needs neither allocating nor clearing).
+void write_frame(std::span<std::byte> out, std::uint16_t handler, std::uint64_t payload,
+                 std::span<const std::byte> body, std::span<const std::byte> inline_payload = {});
 Frame decode_frame(std::span<const std::byte> bytes);
 
 // One recipient in a route: a sub-tree in pre-order is the recipient itself followed by the sub-trees of
@@ -65,6 +69,9 @@ struct Header {
 
 std::vector<std::byte> encode_header(const Header& header);
 void append_header(std::vector<std::byte>& out, const Header& header);
+// The bytes encode_header() gives, and the same written into exactly that many bytes at `out`.
+std::size_t header_bytes(const Header& header) noexcept;
+void write_header(std::span<std::byte> out, const Header& header);
 
 // Throws Error(invalid_argument) naming the problem: too short, wrong version, unknown flags, a segment
 // outside the message, a route whose length disagrees with the bytes or whose sub-trees do not nest, a
