@@ -23,6 +23,13 @@ constexpr int frames_per_pass = 64;
 // allocates nothing; at most this many of each, and frames only up to a size worth keeping.
 constexpr std::size_t spare_limit = 64;
 constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
+// Payload pieces from this size on are bulk: at most max_bulk_streams of them are on the wire to one
+// destination at a time, the next leaving as one completes. A network moves the messages of one peer one
+// after the other anyway; handing it a whole pipeline's segments at once would only let them share the
+// link (as TCP connections or simulated flows do), so that all arrive late together and a forwarder could
+// pass none on early. Two keep the link busy across the completion of one.
+constexpr std::size_t bulk_bytes = 64 * 1024;
+constexpr int max_bulk_streams = 2;
 
 }  // namespace
 
@@ -36,6 +43,7 @@ Channel::Channel(MPI_Comm parent, const Options& options) : comm_(parent), optio
                                             std::to_string(max_message_bytes));
   rank_ = comm_.rank();
   size_ = comm_.size();
+  bulk_streams_.assign(static_cast<std::size_t>(size_), 0);
   slots_.resize(options_.slot_bytes * slot_count);
   slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
   for (int i = 0; i < slot_count; ++i) {
@@ -52,6 +60,11 @@ Channel::~Channel() {
   // Every peer has stopped sending (the endpoint closes with a barrier), so the slots are still open once
   // the last handled one is posted again.
   if (handled_slot_) MPI_Start(&slot_requests_[*handled_slot_]);
+#ifdef SMPI_H
+  // SimGrid's SMPI (3.32) can abort on the wait for a cancelled persistent receive; a simulated rank's
+  // memory goes with the simulation, so the slots are simply left.
+  return;
+#endif
   for (MPI_Request& request : slot_requests_) {
     if (request == MPI_REQUEST_NULL) continue;
     MPI_Cancel(&request);
@@ -172,10 +185,48 @@ void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
   }
 }
 
-void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transfer) {
+void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transfer, int bulk_dest) {
   ++transfer->pending;
   requests_.push_back(request);
   owners_.push_back(transfer);
+  bulk_dest_.push_back(bulk_dest);
+}
+
+void Channel::send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer) {
+  // Every piece queues, even a small one, so none overtakes a bulk piece to the same destination that is
+  // still waiting; start_payloads() then sends at once whatever has room, usually everything.
+  for (std::size_t at = 0; at < payload.size(); at += options_.max_piece) {
+    ++transfer->pending;
+    payload_waiting_.push_back({dest, payload.subspan(at, std::min(options_.max_piece, payload.size() - at)), transfer});
+  }
+  start_payloads();
+}
+
+bool Channel::start_payloads() {
+  bool any = false;
+  // In order, but a destination with no room holds back only its own later pieces: each destination's
+  // payloads must leave in the order of their frames, which is how the receiver matches them.
+  std::vector<bool> held;
+  for (auto it = payload_waiting_.begin(); it != payload_waiting_.end();) {
+    const auto dest = static_cast<std::size_t>(it->dest);
+    const bool bulk = it->bytes.size() >= bulk_bytes;
+    if ((dest < held.size() && held[dest]) || (bulk && bulk_streams_[dest] >= max_bulk_streams)) {
+      if (held.size() <= dest) held.resize(static_cast<std::size_t>(size_), false);
+      held[dest] = true;
+      ++it;
+      continue;
+    }
+    MPI_Request request;
+    HERALD_MPI(MPI_Isend(it->bytes.data(), static_cast<int>(it->bytes.size()), MPI_BYTE, it->dest, payload_tag,
+                         comm_.get(), &request));
+    requests_.push_back(request);
+    owners_.push_back(std::move(it->transfer));
+    bulk_dest_.push_back(bulk ? it->dest : -1);
+    if (bulk) ++bulk_streams_[dest];
+    it = payload_waiting_.erase(it);
+    any = true;
+  }
+  return any;
 }
 
 void Channel::rearm() {
@@ -258,9 +309,14 @@ bool Channel::complete_transfers() {
   }
   if (done == MPI_UNDEFINED || done == 0) return false;
 
+  bool bulk_done = false;
   for (int k = 0; k < done; ++k) {
     auto& owner = owners_[indices_[k]];
     if (--owner->pending == 0) finished_.push_back(owner);
+    if (const int dest = bulk_dest_[indices_[k]]; dest >= 0) {
+      --bulk_streams_[static_cast<std::size_t>(dest)];
+      bulk_done = true;
+    }
   }
   // Drop the completed requests (MPI set them to MPI_REQUEST_NULL), keeping the order of the others.
   std::size_t keep = 0;
@@ -268,10 +324,13 @@ bool Channel::complete_transfers() {
     if (requests_[i] == MPI_REQUEST_NULL) continue;
     requests_[keep] = requests_[i];
     owners_[keep] = std::move(owners_[i]);
+    bulk_dest_[keep] = bulk_dest_[i];
     ++keep;
   }
   requests_.resize(keep);
   owners_.resize(keep);
+  bulk_dest_.resize(keep);
+  if (bulk_done) start_payloads();  // the next pieces of those streams leave now
   // Callbacks last: they may post new messages, which only touches the queue.
   for (auto& transfer : finished_) {
     if (transfer->outgoing) --in_flight_;
@@ -302,11 +361,7 @@ bool Channel::start_sends() {
     HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, item.dest,
                          frame_tag, comm_.get(), &request));
     track(request, transfer);
-    for (std::size_t at = 0; at < item.payload.size(); at += options_.max_piece) {
-      const int count = static_cast<int>(std::min(options_.max_piece, item.payload.size() - at));
-      HERALD_MPI(MPI_Isend(item.payload.data() + at, count, MPI_BYTE, item.dest, payload_tag, comm_.get(), &request));
-      track(request, transfer);
-    }
+    send_payload(item.dest, item.payload, transfer);
     ++in_flight_;
     any = true;
   }

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -93,7 +94,7 @@ class Channel {
   bool flush() { return start_sends(); }
 
   // Nothing queued, on the wire or being received.
-  bool quiet() const noexcept { return queue_.empty() && requests_.empty(); }
+  bool quiet() const noexcept { return queue_.empty() && requests_.empty() && payload_waiting_.empty(); }
 
   MPI_Comm comm() const noexcept { return comm_.get(); }
   int rank() const noexcept { return rank_; }
@@ -123,6 +124,11 @@ class Channel {
       return a.priority != b.priority ? a.priority < b.priority : a.order > b.order;
     }
   };
+  struct Piece {  // a payload piece not yet on the wire
+    int dest;
+    std::span<const std::byte> bytes;
+    std::shared_ptr<Transfer> transfer;  // already counts the piece as pending
+  };
   struct Current {  // the arrival whose handler is running
     int source = -1;
     std::size_t payload = 0;
@@ -140,7 +146,10 @@ class Channel {
   void handle(int source, std::span<const std::byte> bytes);
   bool complete_transfers();
   bool start_sends();
-  void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
+  void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer, int bulk_dest = -1);
+  // Puts a payload on the wire in pieces of at most max_piece; see bulk_bytes in channel.cpp.
+  void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer);
+  bool start_payloads();  // puts waiting payload pieces on the wire where their destination has room
   std::vector<std::byte> spare_frame();
   std::shared_ptr<Transfer> spare_transfer();
   void recycle(std::shared_ptr<Transfer> transfer);
@@ -155,6 +164,9 @@ class Channel {
   int in_flight_ = 0;
   std::vector<MPI_Request> requests_;                 // open MPI requests...
   std::vector<std::shared_ptr<Transfer>> owners_;     // ...and the transfer each belongs to
+  std::vector<int> bulk_dest_;                        // ...and for a bulk piece its destination, else -1
+  std::vector<int> bulk_streams_;                     // per destination: bulk pieces on the wire
+  std::deque<Piece> payload_waiting_;                 // payload pieces not yet on the wire, in sending order
   Current current_;
   std::vector<std::byte> inbox_;                      // reused buffer for long frames
   std::vector<std::byte> slots_;                      // slot_count receive slots of slot_bytes each

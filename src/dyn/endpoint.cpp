@@ -106,6 +106,14 @@ bool Endpoint::progress() {
   return engine_->progress();
 }
 
+Shape Endpoint::shape(int recipients, std::size_t bytes) {
+  if (recipients < 1) throw Error(Errc::invalid_argument, std::to_string(recipients) + " recipients");
+  std::lock_guard lock(engine_->mutex);
+  return engine_->shape_for(recipients + 1, bytes);
+}
+
+Forwarding Endpoint::forwarding() const noexcept { return engine_->forwarding; }
+
 Statistics Endpoint::statistics() {
   std::lock_guard lock(engine_->mutex);
   return engine_->statistics;

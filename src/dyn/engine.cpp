@@ -56,6 +56,20 @@ std::size_t frame_slot(const Options& options) {
   return text ? parse_bytes(*text, "HERALD_DYN_FRAME_SLOT") : Channel::Options{}.slot_bytes;
 }
 
+// Options::forwarding, else HERALD_DYN_FORWARDING, else serial when all of `comm` shares one node (a core
+// copies every byte there) and overlapped otherwise (network cards move them). Collective over `comm`.
+Forwarding forwarding_of(MPI_Comm comm, const Options& options) {
+  if (options.forwarding) return *options.forwarding;
+  if (const auto given = forwarding_from_environment()) return *given;
+  MPI_Comm node;
+  HERALD_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int on_node = 0, all = 0;
+  HERALD_MPI(MPI_Comm_size(node, &on_node));
+  HERALD_MPI(MPI_Comm_free(&node));
+  HERALD_MPI(MPI_Comm_size(comm, &all));
+  return on_node == all ? Forwarding::serial : Forwarding::overlapped;
+}
+
 std::string where(int origin, int tag) {
   return "from rank " + std::to_string(origin) + " with tag " + std::to_string(tag);
 }
@@ -77,6 +91,7 @@ Engine::Engine(MPI_Comm comm, const Options& options)
   if (!default_algorithm_.empty()) tree_for(2, default_algorithm_);  // an unknown name fails here, early
   rank = channel_.rank();
   size = channel_.size();
+  forwarding = forwarding_of(channel_.comm(), options);
   next_seq_.assign(static_cast<std::size_t>(size), 0);
   channel_.on(message_handler, [this](const Channel::Arrival& a) { on_message(a); });
   if (threaded) thread_ = std::jthread([this](std::stop_token stop) { run_progress_thread(stop); });
@@ -145,7 +160,7 @@ Shape Engine::shape_for(int group, std::size_t bytes) {
   const auto key = std::pair{group, bytes};
   if (auto it = shapes_.find(key); it != shapes_.end()) return it->second;
   if (shapes_.size() >= max_remembered_shapes) shapes_.clear();
-  return shapes_.emplace(key, choose_shape(group, bytes, cost_model_)).first->second;
+  return shapes_.emplace(key, choose_shape(group, bytes, cost_model_, forwarding)).first->second;
 }
 
 void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data,

@@ -48,11 +48,15 @@ struct Engine {
   // Collective: stops the thread, finishes this rank's forwarding, waits for the other ranks.
   void close();
 
+  // The shape an automatic send uses for a group of this many ranks (the root included).
+  Shape shape_for(int group, std::size_t bytes);
+
   std::mutex mutex;
   Statistics statistics;
   int rank = 0;
   int size = 0;
   bool threaded = false;
+  Forwarding forwarding = Forwarding::serial;
 
  private:
   // A message passing through (or ending at) this rank, from its first segment until it is delivered and
@@ -101,7 +105,6 @@ struct Engine {
     std::vector<int> order;  // service_order(tree)
   };
   const Planned& tree_for(int group, const std::string& algorithm);
-  Shape shape_for(int group, std::size_t bytes);
   void run_progress_thread(std::stop_token stop);
 
   Options options_;

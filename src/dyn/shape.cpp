@@ -1,13 +1,15 @@
 // Picks the tree and segment size of a dynamic broadcast by pricing the candidates.
 //
 // The simulator's single-port model lets a forwarder receive segment k+1 while it sends segment k at full
-// speed, which holds where a network card moves the bytes. Where a core moves them (shared memory) or
-// several ranks share a core, a rank's receives and sends take turns, so a shape is also priced by its
-// busiest rank's serial work; the price is the larger of the two. Binomial, the original dynamic
+// speed, which holds where a network card moves the bytes (Forwarding::overlapped). Where a core moves
+// them (shared memory) or several ranks share a core, a rank's receives and sends take turns
+// (Forwarding::serial), so a shape is also priced by its busiest rank's serial work; the price is the
+// larger of the two. Binomial, the original dynamic
 // broadcast's tree, is kept unless another shape is cheaper by a clear margin: the model leaves out the
 // cost of polling and forwarding, which grows with the number of forwarders and hops.
 #include <herald/algorithms.hpp>
 #include <herald/dyn/route.hpp>
+#include <herald/config.hpp>
 #include <herald/error.hpp>
 
 #include <algorithm>
@@ -30,10 +32,11 @@ struct Price {
   double pipelined = std::numeric_limits<double>::infinity();
 };
 
-Price price_of(const Schedule& schedule, const CostModel& model) {
+Price price_of(const Schedule& schedule, const CostModel& model, Forwarding forwarding) {
   const Simulation sim = simulate(schedule, model);
   if (!sim.delivered) return {};
-  return {std::max(sim.predicted_seconds, serial_work(schedule, model)), sim.predicted_seconds};
+  const double serial = forwarding == Forwarding::serial ? serial_work(schedule, model) : 0.0;
+  return {std::max(sim.predicted_seconds, serial), sim.predicted_seconds};
 }
 
 bool is_tree(const AlgorithmInfo& algorithm, int group) {
@@ -50,7 +53,8 @@ bool is_tree(const AlgorithmInfo& algorithm, int group) {
 // them. The serial bound barely depends on the segment size (it only counts one alpha more per segment),
 // so it must not pick the size: that would cut a pipeline into few coarse segments. predicted_seconds is
 // infinite when no candidate delivers.
-Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostModel& model) {
+Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostModel& model,
+               Forwarding forwarding) {
   std::vector<std::size_t> sizes{0};
   if (a.reads_segment)
     for (std::size_t s : segment_candidates)
@@ -61,7 +65,7 @@ Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostM
     Problem p{.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = s}};
     // A segmented algorithm given segment 0 falls back to its own default; ask for "whole" explicitly.
     if (a.reads_segment && s == 0) p.parameters.segment = bytes ? bytes : 1;
-    prices.push_back(price_of(make_schedule(a, p), model));
+    prices.push_back(price_of(make_schedule(a, p), model, forwarding));
     lowest = std::min(lowest, prices.back().price);
   }
   Shape best{std::string(a.name), 0, std::numeric_limits<double>::infinity()};
@@ -86,16 +90,26 @@ double serial_work(const Schedule& schedule, const CostModel& model) {
   return busiest;
 }
 
-double shape_cost(const Schedule& schedule, const CostModel& model) { return price_of(schedule, model).price; }
+std::optional<Forwarding> forwarding_from_environment() {
+  const auto text = environment("HERALD_DYN_FORWARDING");
+  if (!text) return std::nullopt;
+  if (*text == "serial") return Forwarding::serial;
+  if (*text == "overlapped") return Forwarding::overlapped;
+  throw Error(Errc::invalid_argument, "HERALD_DYN_FORWARDING must be serial or overlapped, not '" + *text + "'");
+}
 
-Shape choose_shape(int group, std::size_t bytes, const CostModel& model) {
+double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding forwarding) {
+  return price_of(schedule, model, forwarding).price;
+}
+
+Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forwarding forwarding) {
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
-  Shape best = cheapest(find_algorithm("binomial"), group, bytes, model);
+  Shape best = cheapest(find_algorithm("binomial"), group, bytes, model, forwarding);
   const double keep_binomial_below = best.predicted_seconds * shape_margin;
   Shape rival{"", 0, std::numeric_limits<double>::infinity()};
   for (const AlgorithmInfo& a : algorithms()) {
     if (a.name == "binomial" || !is_tree(a, group)) continue;
-    Shape s = cheapest(a, group, bytes, model);
+    Shape s = cheapest(a, group, bytes, model, forwarding);
     if (s.predicted_seconds < rival.predicted_seconds) rival = std::move(s);
   }
   if (rival.predicted_seconds <= keep_binomial_below) best = std::move(rival);

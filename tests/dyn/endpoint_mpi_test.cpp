@@ -336,6 +336,31 @@ TEST(Dyn, MessagesSentAtOnceOrQueuedKeepTheirOrderAndBytes) {
   }
 }
 
+TEST(Dyn, PayloadPiecesToOneRankKeepTheirOrder) {
+  // Pieces of 80 KiB are bulk: at most two at a time go to one rank and the rest wait. Each message here
+  // is a bulk piece and a short tail, so a tail must wait behind the bulk piece of its own message
+  // rather than overtake it: the receiver matches pieces in the order of their headers.
+  const int me = world_rank(), n = world_size();
+  Endpoint ep(MPI_COMM_WORLD, {.max_piece = 80 * 1024});
+  constexpr int count = 6;
+  auto size_of = [](int i) { return std::size_t{100000} + 7 * static_cast<std::size_t>(i); };
+  if (me == 0) {
+    std::vector<std::vector<std::byte>> data;
+    for (int i = 0; i < count; ++i) data.push_back(pattern(0, 4, i, size_of(i)));
+    std::vector<Request> sends;
+    for (int dest = 1; dest < n; ++dest)
+      for (int i = 0; i < count; ++i) sends.push_back(ep.send_p2p(data[i], dest, 4));
+    for (Request& r : sends) r.wait();
+  } else {
+    for (int i = 0; i < count; ++i) {
+      std::vector<std::byte> buffer(size_of(i));
+      const Status s = ep.recv(buffer, 0, 4);
+      ASSERT_EQ(s.bytes, size_of(i)) << "message " << i;
+      EXPECT_EQ(buffer, pattern(0, 4, i, size_of(i))) << "message " << i;
+    }
+  }
+}
+
 TEST(Dyn, AnySourceAndAnyTag) {
   const int me = world_rank(), n = world_size();
   Endpoint ep(MPI_COMM_WORLD);
@@ -430,6 +455,26 @@ TEST(Dyn, BadArgumentsAreRefusedBeforeAnythingMoves) {
   EXPECT_EQ(s.bytes, 64u);
   const auto expected = pattern(prev, 3, 0, 64);
   EXPECT_EQ(buffer, expected);
+}
+
+TEST(Dyn, ForwardingFollowsTheNodeUnlessGiven) {
+  // These tests run on one machine: every rank shares one node, so a core forwards (serial), unless the
+  // options say otherwise; the shapes sends pick follow.
+  const CostModel network{.alpha = 12e-6, .beta = 8e-9};
+  const std::size_t bytes = std::size_t{8} << 20;
+  if (std::getenv("HERALD_DYN_FORWARDING") == nullptr) {
+    Endpoint local(MPI_COMM_WORLD, {.cost_model = network});
+    EXPECT_EQ(local.forwarding(), Forwarding::serial);
+  }
+  Endpoint serial(MPI_COMM_WORLD, {.cost_model = network, .forwarding = Forwarding::serial});
+  Endpoint overlapped(MPI_COMM_WORLD, {.cost_model = network, .forwarding = Forwarding::overlapped});
+  EXPECT_EQ(overlapped.forwarding(), Forwarding::overlapped);
+  EXPECT_EQ(serial.shape(2, bytes).algorithm, choose_shape(3, bytes, network, Forwarding::serial).algorithm);
+  const Shape piped = overlapped.shape(2, bytes);
+  const Shape expected = choose_shape(3, bytes, network, Forwarding::overlapped);
+  EXPECT_EQ(piped.algorithm, expected.algorithm);
+  EXPECT_EQ(piped.segment, expected.segment);
+  EXPECT_THROW(overlapped.shape(0, bytes), Error);
 }
 
 TEST(Dyn, BadConfigurationIsRefusedAtConstruction) {

@@ -250,5 +250,40 @@ TEST(Shape, SegmentSizeIsChosenForThePipeline) {
             simulate(at(std::size_t{1} << 20), network).predicted_seconds);
 }
 
+double beta_time(const CostModel& model, std::size_t bytes) { return model.beta * static_cast<double>(bytes); }
+
+TEST(Shape, OverlappedForwardingPipelinesSmallGroupsToo) {
+  // 8 MiB to 2 and 3 recipients on a 1 Gbit/s network. With serial forwarding a forwarder moves the
+  // message in and then out, no better than binomial's root sending it twice, so binomial stays. Where
+  // network cards forward (overlapped), a pipeline takes little more than one transfer: it wins, priced by
+  // the single-port time alone, below binomial's.
+  const CostModel network{.alpha = 12e-6, .beta = 8e-9};
+  const std::size_t bytes = std::size_t{8} << 20;
+  for (int group : {3, 4}) {
+    EXPECT_EQ(choose_shape(group, bytes, network, Forwarding::serial).algorithm, "binomial") << group;
+    const Shape s = choose_shape(group, bytes, network, Forwarding::overlapped);
+    EXPECT_GT(s.segment, 0u) << group << " ranks: " << s.algorithm;
+    const Schedule binomial = make_schedule(find_algorithm("binomial"), {.ranks = group, .root = 0, .bytes = bytes});
+    EXPECT_LE(s.predicted_seconds, shape_margin * simulate(binomial, network).predicted_seconds) << group;
+    EXPECT_LT(s.predicted_seconds, 1.2 * beta_time(network, bytes)) << group << " ranks: " << s.algorithm;
+  }
+  // The serial bound is what tells them apart: overlapped prices are the simulator's alone.
+  const Schedule chain = make_schedule(find_algorithm("chain"),
+                                       {.ranks = 4, .root = 0, .bytes = bytes, .parameters = {.segment = 65536}});
+  EXPECT_DOUBLE_EQ(shape_cost(chain, network, Forwarding::overlapped), simulate(chain, network).predicted_seconds);
+  EXPECT_GT(shape_cost(chain, network, Forwarding::serial), 1.5 * simulate(chain, network).predicted_seconds);
+}
+
+TEST(Shape, ForwardingFromTheEnvironment) {
+  ::setenv("HERALD_DYN_FORWARDING", "overlapped", 1);
+  EXPECT_EQ(forwarding_from_environment(), Forwarding::overlapped);
+  ::setenv("HERALD_DYN_FORWARDING", "serial", 1);
+  EXPECT_EQ(forwarding_from_environment(), Forwarding::serial);
+  ::setenv("HERALD_DYN_FORWARDING", "fast", 1);
+  EXPECT_THROW(forwarding_from_environment(), Error);
+  ::unsetenv("HERALD_DYN_FORWARDING");
+  EXPECT_EQ(forwarding_from_environment(), std::nullopt);
+}
+
 }  // namespace
 }  // namespace herald::dyn

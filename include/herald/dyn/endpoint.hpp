@@ -17,6 +17,7 @@
 #pragma once
 
 #include <herald/dyn/matcher.hpp>
+#include <herald/dyn/route.hpp>
 #include <herald/simulator.hpp>
 
 #include <mpi.h>
@@ -45,6 +46,9 @@ struct Options {
   // The model `send` prices tree shapes with when no algorithm is named; unset: HERALD_ALPHA and
   // HERALD_BETA, as for the broadcast's "auto".
   std::optional<CostModel> cost_model{};
+  // How forwarders move bytes, for that pricing (see Forwarding); unset: HERALD_DYN_FORWARDING (serial or
+  // overlapped), else serial when every rank of the communicator is on one node, overlapped otherwise.
+  std::optional<Forwarding> forwarding{};
 };
 
 struct SendOptions {
@@ -141,6 +145,11 @@ class Endpoint {
 
   // One polling pass; true if anything happened.
   bool progress();
+
+  // The tree shape and segment size `send` picks for this many recipients and bytes when no algorithm is
+  // named, and how forwarders are taken to move bytes when it prices them.
+  Shape shape(int recipients, std::size_t bytes);
+  Forwarding forwarding() const noexcept;
 
   Statistics statistics();
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,17 @@ struct Shape {
 // as if one core moved every byte it receives and sends, one message at a time.
 double serial_work(const Schedule& schedule, const CostModel& model);
 
-// The price choose_shape() puts on a schedule: the larger of the simulator's single-port time (a rank
-// sends and receives at once) and serial_work() (it cannot); infinite if the schedule does not deliver.
-double shape_cost(const Schedule& schedule, const CostModel& model);
+// How a forwarding rank moves bytes. `overlapped`: a network card moves them, so a rank receives segment
+// k+1 while it sends segment k, as the simulator's single-port model has it. `serial`: a core moves them
+// (shared memory, or ranks taking turns on shared cores), so a rank's receives and sends take turns.
+enum class Forwarding { overlapped, serial };
+
+// HERALD_DYN_FORWARDING ("serial" or "overlapped"), if set; throws Error(invalid_argument) on another value.
+std::optional<Forwarding> forwarding_from_environment();
+
+// The price choose_shape() puts on a schedule: the simulator's single-port time, and with serial
+// forwarding at least serial_work(); infinite if the schedule does not deliver.
+double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding forwarding = Forwarding::serial);
 
 // The smallest segment size choose_shape() tries: it never segments a message of at most this many bytes.
 inline constexpr std::size_t smallest_shape_segment = 64 * 1024;
@@ -93,6 +102,7 @@ inline constexpr double segment_tie = 0.05;
 // algorithm's cheapest are equal, and the best pipeline among them is its choice). Returns the binomial
 // shape unless another algorithm's cheapest costs at most shape_margin times as much, in which case that
 // one. predicted_seconds is the returned shape's price.
-Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {});
+Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {},
+                   Forwarding forwarding = Forwarding::serial);
 
 }  // namespace herald::dyn
