@@ -4,6 +4,7 @@
 #
 #   scripts/setup.sh                     Open MPI (Debian's default MPI)
 #   HERALD_MPI=mpich scripts/setup.sh    MPICH instead; HERALD_MPI=both for the two side by side
+#   HERALD_SIMGRID=1 scripts/setup.sh    also SimGrid, for the simulated cluster (bench/smpi)
 #
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
@@ -22,6 +23,7 @@ case "$mpi" in
   both) packages+=(libopenmpi-dev openmpi-bin mpich libmpich-dev) ;;
   *) echo "setup.sh: HERALD_MPI must be openmpi, mpich or both, not '$mpi'" >&2; exit 2 ;;
 esac
+[[ ${HERALD_SIMGRID:-0} == 1 ]] && packages+=(libsimgrid-dev)
 
 missing=()
 for package in "${packages[@]}"; do
