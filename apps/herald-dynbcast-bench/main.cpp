@@ -148,9 +148,9 @@ std::string format_size(std::size_t bytes) {
 void print_predictions(const std::vector<int>& counts, const std::vector<std::size_t>& sizes) {
   const herald::CostModel model = herald::cost_model_from_environment();
   const auto forwarding = herald::dyn::forwarding_from_environment().value_or(herald::dyn::Forwarding::serial);
-  std::printf("cost model: alpha %.3g s, beta %.3g s/byte, %s forwarding (HERALD_DYN_FORWARDING); predicted "
-              "microseconds\n\n",
-              model.alpha, model.beta, forwarding == herald::dyn::Forwarding::serial ? "serial" : "overlapped");
+  std::printf("cost model: alpha %.3g s, beta %.3g s/byte, gap %.3g s, %s forwarding (HERALD_DYN_FORWARDING); "
+              "predicted microseconds\n\n",
+              model.alpha, model.beta, model.port_seconds(), forwarding == herald::dyn::Forwarding::serial ? "serial" : "overlapped");
   std::printf("| size | recipients | naive loop | dyn shape | dynbcast | dyn / naive |\n|---|---|---|---|---|---|\n");
   for (std::size_t bytes : sizes) {
     for (int k : counts) {
@@ -238,7 +238,7 @@ int run(int argc, char** argv) {
   const bool given = herald::environment("HERALD_ALPHA") && herald::environment("HERALD_BETA");
   const herald::CostModel model = given ? herald::cost_model_from_environment() : [] {
     const herald::bench::Calibration c = herald::bench::calibrate(MPI_COMM_WORLD);
-    return herald::CostModel{.alpha = c.alpha, .beta = c.beta};
+    return herald::CostModel{.alpha = c.alpha, .beta = c.beta, .gap = c.gap};
   }();
   herald::dyn::Endpoint endpoint(MPI_COMM_WORLD, {.cost_model = model});
   s.dyn = &endpoint;
@@ -286,8 +286,9 @@ int run(int argc, char** argv) {
   if (s.rank == 0) {
     std::printf("P = %d ranks, %d repetitions per point; latency in microseconds: median [min, max]; %s\n", s.size,
                 reps, from_root ? "from the root's start to the last finish" : "OSU-style, each rank from the barrier");
-    std::printf("cost model for the dyn shape: alpha %.3g s, beta %.3g s/byte (%s), %s forwarding\n\n", model.alpha,
-                model.beta, given ? "HERALD_ALPHA, HERALD_BETA" : "measured by ping-pong between ranks 0 and 1",
+    std::printf("cost model for the dyn shape: alpha %.3g s, beta %.3g s/byte, gap %.3g s (%s), %s forwarding\n\n",
+                model.alpha, model.beta, model.port_seconds(),
+                given ? "HERALD_ALPHA, HERALD_BETA, HERALD_GAP" : "measured between ranks 0 and 1",
                 endpoint.forwarding() == herald::dyn::Forwarding::serial ? "serial" : "overlapped");
     std::printf("| size | recipients | dyn shape | dynbcast | MPI_Bcast | naive loop | dyn / MPI_Bcast | dyn / naive |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   app.add_option("--fanout", problem.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", problem.parameters.radix, "tree radix (knomial)");
   app.add_option("--alpha", model.alpha, "seconds per message")->capture_default_str();
+  app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (negative: alpha)")
+      ->capture_default_str();
   app.add_option("--beta", model.beta, "seconds per byte")->capture_default_str();
   app.add_flag("--json", json, "print JSON instead of key=value lines");
   CLI11_PARSE(app, argc, argv);

@@ -8,11 +8,17 @@
 
 namespace herald {
 
-// Hockney's alpha-beta model: a message of n bytes costs alpha + n * beta seconds; each rank has one send
-// port and one receive port (full duplex, single port).
+// Hockney's alpha-beta model: a message of n bytes arrives alpha + n * beta seconds after it starts; each
+// rank has one send port and one receive port (full duplex, single port). A message holds both ports for
+// gap + n * beta seconds: with the default gap (alpha) one message at a time is in flight per port, as in
+// Hockney's model; a smaller gap (LogP's g) lets a rank start its next message while the latency of the
+// previous one is still running, as network cards do.
 struct CostModel {
   double alpha = 1.0e-6;  // seconds per message
   double beta = 1.0e-10;  // seconds per byte
+  double gap = -1.0;      // seconds a message holds its ports besides its bytes; negative: alpha
+
+  double port_seconds() const noexcept { return gap < 0 ? alpha : gap; }
 };
 
 struct Simulation {

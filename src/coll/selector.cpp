@@ -37,6 +37,7 @@ CostModel cost_model_from_environment() {
   };
   if (auto v = environment("HERALD_ALPHA")) model.alpha = seconds(*v, "HERALD_ALPHA");
   if (auto v = environment("HERALD_BETA")) model.beta = seconds(*v, "HERALD_BETA");
+  if (auto v = environment("HERALD_GAP")) model.gap = seconds(*v, "HERALD_GAP");
   return model;
 }
 

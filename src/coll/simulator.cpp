@@ -66,11 +66,11 @@ std::optional<std::string> pair_messages(const Schedule& s, std::vector<std::vec
   return std::nullopt;
 }
 
-// Completion time of the schedule under (alpha, beta), with each rank posting its sends in program order,
+// Completion time of the schedule under the cost model, with each rank posting its sends in program order,
 // each once the receives it waits for have arrived, and one transfer per send port and per receive port at
 // a time. Returns nullopt and names the stuck rank if some send can never be posted.
 std::optional<double> run(const Schedule& s, const std::vector<Dataflow>& flows,
-                          const std::vector<std::vector<std::size_t>>& recv_of_send, double alpha, double beta,
+                          const std::vector<std::vector<std::size_t>>& recv_of_send, const CostModel& model,
                           std::string& problem) {
   const int P = s.problem.ranks;
   std::vector<std::vector<double>> arrival(P);
@@ -112,8 +112,9 @@ std::optional<double> run(const Schedule& s, const std::vector<Dataflow>& flows,
     const Step& step = s.programs[r][i];
     posted[r] = t;
     const double start = std::max({t, send_free[r], recv_free[step.peer]});
-    const double end = start + alpha + beta * static_cast<double>(step.range.length);
-    send_free[r] = recv_free[step.peer] = end;
+    const double bytes = model.beta * static_cast<double>(step.range.length);
+    const double end = start + model.alpha + bytes;
+    send_free[r] = recv_free[step.peer] = start + model.port_seconds() + bytes;
     arrival[step.peer][recv_of_send[r][i]] = end;
     finish = std::max(finish, end);
     advance(r);
@@ -187,10 +188,10 @@ Simulation simulate(const Schedule& s, const CostModel& model) {
     }
   }
 
-  auto rounds = run(s, flows, recv_of_send, 1.0, 0.0, out.problem);
+  auto rounds = run(s, flows, recv_of_send, CostModel{.alpha = 1.0, .beta = 0.0}, out.problem);
   if (!rounds) return out;
   out.rounds = static_cast<std::size_t>(std::llround(*rounds));
-  out.predicted_seconds = *run(s, flows, recv_of_send, model.alpha, model.beta, out.problem);
+  out.predicted_seconds = *run(s, flows, recv_of_send, model, out.problem);
   out.delivered = true;
   return out;
 }

@@ -4,9 +4,9 @@
 // speed, which holds where a network card moves the bytes (Forwarding::overlapped). Where a core moves
 // them (shared memory) or several ranks share a core, a rank's receives and sends take turns
 // (Forwarding::serial), so a shape is also priced by its busiest rank's serial work; the price is the
-// larger of the two. Binomial, the original dynamic
-// broadcast's tree, is kept unless another shape is cheaper by a clear margin: the model leaves out the
-// cost of polling and forwarding, which grows with the number of forwarders and hops.
+// larger of the two. Binomial, the original dynamic broadcast's tree, is kept unless another shape is
+// cheaper, and a deeper one by a clear margin: the model leaves out the cost of polling and forwarding,
+// which grows with the number of forwarders and hops.
 #include <herald/algorithms.hpp>
 #include <herald/dyn/route.hpp>
 #include <herald/config.hpp>
@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 
 namespace herald::dyn {
 namespace {
@@ -39,13 +40,22 @@ Price price_of(const Schedule& schedule, const CostModel& model, Forwarding forw
   return {std::max(sim.predicted_seconds, serial), sim.predicted_seconds};
 }
 
-bool is_tree(const AlgorithmInfo& algorithm, int group) {
+// The depth of the tree an algorithm builds over `group` ranks (the most hops from the root to a rank),
+// or nothing if it builds no tree.
+std::optional<int> tree_depth(const AlgorithmInfo& algorithm, int group) {
+  Tree tree;
   try {
-    tree_of_algorithm(algorithm, group);
-    return true;
+    tree = tree_of_algorithm(algorithm, group);
   } catch (const Error&) {
-    return false;
+    return std::nullopt;
   }
+  int deepest = 0;
+  for (std::size_t v = 1; v < tree.parent.size(); ++v) {
+    int hops = 0;
+    for (int at = static_cast<int>(v); at > 0; at = tree.parent[static_cast<std::size_t>(at)]) ++hops;
+    deepest = std::max(deepest, hops);
+  }
+  return deepest;
 }
 
 // The best segment size of one algorithm: the lowest shape_cost(), except that sizes priced within
@@ -71,7 +81,8 @@ Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostM
   Shape best{std::string(a.name), 0, std::numeric_limits<double>::infinity()};
   double best_pipelined = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < sizes.size(); ++i)
-    if (prices[i].price <= lowest * (1 + segment_tie) && prices[i].pipelined < best_pipelined) {
+    // Strictly better by more than rounding, so an unsegmented message is kept where cutting it gains nothing.
+    if (prices[i].price <= lowest * (1 + segment_tie) && prices[i].pipelined < best_pipelined * (1 - 1e-9)) {
       best = {std::string(a.name), sizes[i], prices[i].price};
       best_pipelined = prices[i].pipelined;
     }
@@ -84,7 +95,7 @@ double serial_work(const Schedule& schedule, const CostModel& model) {
   double busiest = 0;
   for (const Program& program : schedule.programs) {
     double work = 0;
-    for (const Step& step : program) work += model.alpha + model.beta * static_cast<double>(step.range.length);
+    for (const Step& step : program) work += model.port_seconds() + model.beta * static_cast<double>(step.range.length);
     busiest = std::max(busiest, work);
   }
   return busiest;
@@ -104,15 +115,21 @@ double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding f
 
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forwarding forwarding) {
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
-  Shape best = cheapest(find_algorithm("binomial"), group, bytes, model, forwarding);
-  const double keep_binomial_below = best.predicted_seconds * shape_margin;
-  Shape rival{"", 0, std::numeric_limits<double>::infinity()};
+  const AlgorithmInfo& binomial = find_algorithm("binomial");
+  Shape best = cheapest(binomial, group, bytes, model, forwarding);
+  const int binomial_depth = tree_depth(binomial, group).value_or(0);
+  const double binomial_price = best.predicted_seconds;
   for (const AlgorithmInfo& a : algorithms()) {
-    if (a.name == "binomial" || !is_tree(a, group)) continue;
+    const std::optional<int> depth = tree_depth(a, group);
+    if (a.name == "binomial" || !depth) continue;
+    // What the model leaves out grows with the hops; a tree no deeper than binomial's adds none of it, so
+    // it only has to be cheaper.
+    const double bar = *depth <= binomial_depth ? binomial_price : binomial_price * shape_margin;
     Shape s = cheapest(a, group, bytes, model, forwarding);
-    if (s.predicted_seconds < rival.predicted_seconds) rival = std::move(s);
+    // Cheaper by more than rounding: between equal prices (all trees over two ranks are one edge) the
+    // earlier choice stays.
+    if (s.predicted_seconds <= bar && s.predicted_seconds < best.predicted_seconds * (1 - 1e-9)) best = std::move(s);
   }
-  if (rival.predicted_seconds <= keep_binomial_below) best = std::move(rival);
   if (best.predicted_seconds == std::numeric_limits<double>::infinity()) best.predicted_seconds = 0;
   return best;
 }

@@ -199,7 +199,7 @@ TEST(Shape, SerialWorkCountsEveryStepOfTheBusiestRank) {
   EXPECT_LT(simulate(chain, model).predicted_seconds, 22.0);
 }
 
-TEST(Shape, NeverPricedAbovePlainBinomialAndRivalsNeedTheMargin) {
+TEST(Shape, NeverPricedAbovePlainBinomialAndDeeperRivalsNeedTheMargin) {
   for (int group : {2, 3, 4, 5, 9, 17})
     for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{1024}, std::size_t{65536},
                               std::size_t{1} << 20, std::size_t{8} << 20}) {
@@ -210,7 +210,17 @@ TEST(Shape, NeverPricedAbovePlainBinomialAndRivalsNeedTheMargin) {
       // Within an algorithm, a segment size may be chosen over a cheaper one by up to segment_tie.
       const double slack = 1 + segment_tie;
       EXPECT_LE(s.predicted_seconds, binomial * slack + 1e-15) << group << " ranks, " << bytes << " bytes";
-      if (s.algorithm != "binomial") {
+      const auto depth = [&](const std::string& name) {
+        const Tree t = tree(name, group);
+        int deepest = 0;
+        for (std::size_t v = 1; v < t.parent.size(); ++v) {
+          int hops = 0;
+          for (int at = static_cast<int>(v); at > 0; at = t.parent[static_cast<std::size_t>(at)]) ++hops;
+          deepest = std::max(deepest, hops);
+        }
+        return deepest;
+      };
+      if (s.algorithm != "binomial" && depth(s.algorithm) > depth("binomial")) {
         EXPECT_LE(s.predicted_seconds, shape_margin * binomial * slack + 1e-15) << s.algorithm << " at " << group;
       }
       EXPECT_NO_THROW(tree(s.algorithm, group)) << s.algorithm << " is not a tree";
@@ -272,6 +282,27 @@ TEST(Shape, OverlappedForwardingPipelinesSmallGroupsToo) {
                                        {.ranks = 4, .root = 0, .bytes = bytes, .parameters = {.segment = 65536}});
   EXPECT_DOUBLE_EQ(shape_cost(chain, network, Forwarding::overlapped), simulate(chain, network).predicted_seconds);
   EXPECT_GT(shape_cost(chain, network, Forwarding::serial), 1.5 * simulate(chain, network).predicted_seconds);
+}
+
+TEST(Shape, ShallowerTreesWinWhenMessagesCanOverlap) {
+  // 1 KiB to 4 recipients where the latency (2 us) dwarfs the time a message holds its sender (0.8 us of
+  // bytes, no gap): the loop of sends costs 3 * 0.8 + 2.8 = 5.2 us, three hops of binomial more. The loop
+  // is shallower, so it wins without the margin; with Hockney's gap (= alpha) it costs 4 * 2.8 us and
+  // binomial stays.
+  const CostModel logp{.alpha = 2e-6, .beta = 8e-10, .gap = 0};
+  const Shape s = choose_shape(5, 1024, logp, Forwarding::overlapped);
+  EXPECT_EQ(s.algorithm, "linear");
+  const Schedule binomial = make_schedule(find_algorithm("binomial"), {.ranks = 5, .root = 0, .bytes = 1024});
+  EXPECT_GT(s.predicted_seconds, shape_margin * simulate(binomial, logp).predicted_seconds)
+      << "won without the margin, as a shallower tree";
+  const CostModel hockney{.alpha = 2e-6, .beta = 8e-10};
+  EXPECT_EQ(choose_shape(5, 1024, hockney, Forwarding::overlapped).algorithm, "binomial");
+  // One recipient: every tree is the one edge, binomial stays, and the message is not cut for nothing.
+  for (std::size_t bytes : {std::size_t{1024}, std::size_t{8} << 20}) {
+    const Shape one = choose_shape(2, bytes, logp, Forwarding::overlapped);
+    EXPECT_EQ(one.algorithm, "binomial") << bytes;
+    EXPECT_EQ(one.segment, 0u) << bytes;
+  }
 }
 
 TEST(Shape, ForwardingFromTheEnvironment) {

@@ -25,6 +25,31 @@ TEST(Simulator, PricesOneMessage) {
   EXPECT_DOUBLE_EQ(sim.lower_bound_seconds, 2e-6);
 }
 
+TEST(Simulator, AGapBelowAlphaLetsTheNextMessageStartEarly) {
+  // A root sends 100 bytes to 4 ranks one after the other (alpha 1 us, beta 1 ns/byte). Hockney (gap =
+  // alpha): each send holds the port 1.1 us, the last arrives at 4.4 us. With a gap of 0.2 us the sends
+  // start 0.3 us apart and the last arrives at 3 * 0.3 + 1.1 = 2.0 us; a receiver's port is held as long.
+  const Schedule linear{{.ranks = 5, .root = 0, .bytes = 100},
+                        {{{Op::send, 1, {0, 100}}, {Op::send, 2, {0, 100}}, {Op::send, 3, {0, 100}},
+                          {Op::send, 4, {0, 100}}},
+                         {{Op::recv, 0, {0, 100}}},
+                         {{Op::recv, 0, {0, 100}}},
+                         {{Op::recv, 0, {0, 100}}},
+                         {{Op::recv, 0, {0, 100}}}}};
+  const CostModel hockney{.alpha = 1e-6, .beta = 1e-9};
+  EXPECT_NEAR(simulate(linear, hockney).predicted_seconds, 4.4e-6, 1e-15);
+  CostModel logp = hockney;
+  logp.gap = 0.2e-6;
+  EXPECT_NEAR(simulate(linear, logp).predicted_seconds, 2.0e-6, 1e-15);
+  EXPECT_EQ(simulate(linear, logp).rounds, 4u);  // rounds keep counting hops one port at a time
+  // A chain is bound by latency hop after hop: the gap does not shorten it.
+  const Schedule chain{{.ranks = 3, .root = 0, .bytes = 100},
+                       {{{Op::send, 1, {0, 100}}},
+                        {{Op::recv, 0, {0, 100}}, {Op::send, 2, {0, 100}}},
+                        {{Op::recv, 1, {0, 100}}}}};
+  EXPECT_NEAR(simulate(chain, logp).predicted_seconds, 2.2e-6, 1e-15);
+}
+
 TEST(Simulator, MissingBytesAreNotDelivered) {
   const Simulation sim = simulate(two_ranks({{Op::send, 1, {0, 50}}}, {{Op::recv, 0, {0, 50}}}, 100));
   EXPECT_FALSE(sim.delivered);
