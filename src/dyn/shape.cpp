@@ -4,9 +4,9 @@
 // speed, which holds where a network card moves the bytes (Forwarding::overlapped). Where a core moves
 // them (shared memory) or several ranks share a core, a rank's receives and sends take turns
 // (Forwarding::serial), so a shape is also priced by its busiest rank's serial work; the price is the
-// larger of the two. Binomial, the original dynamic broadcast's tree, is kept unless another shape is
-// cheaper, and a deeper one by a clear margin: the model leaves out the cost of polling and forwarding,
-// which grows with the number of forwarders and hops.
+// larger of the two. Binomial, the original dynamic broadcast's tree, is the first choice; another shape
+// replaces the choice so far when it is cheaper, and when it is deeper by a clear margin: the model leaves
+// out the cost of polling and forwarding, which grows with the number of forwarders and hops.
 #include <herald/algorithms.hpp>
 #include <herald/dyn/route.hpp>
 #include <herald/config.hpp>
@@ -117,18 +117,19 @@ Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forward
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
   const AlgorithmInfo& binomial = find_algorithm("binomial");
   Shape best = cheapest(binomial, group, bytes, model, forwarding);
-  const int binomial_depth = tree_depth(binomial, group).value_or(0);
-  const double binomial_price = best.predicted_seconds;
+  int best_depth = tree_depth(binomial, group).value_or(0);
   for (const AlgorithmInfo& a : algorithms()) {
     const std::optional<int> depth = tree_depth(a, group);
     if (a.name == "binomial" || !depth) continue;
-    // What the model leaves out grows with the hops; a tree no deeper than binomial's adds none of it, so
-    // it only has to be cheaper.
-    const double bar = *depth <= binomial_depth ? binomial_price : binomial_price * shape_margin;
+    // What the model leaves out grows with the hops: a deeper tree than the best so far must be cheaper by
+    // the margin, one no deeper only cheaper (by more than rounding: between equal prices, as all trees
+    // over two ranks are one edge, the earlier choice stays).
+    const double bar = *depth <= best_depth ? best.predicted_seconds * (1 - 1e-9) : best.predicted_seconds * shape_margin;
     Shape s = cheapest(a, group, bytes, model, forwarding);
-    // Cheaper by more than rounding: between equal prices (all trees over two ranks are one edge) the
-    // earlier choice stays.
-    if (s.predicted_seconds <= bar && s.predicted_seconds < best.predicted_seconds * (1 - 1e-9)) best = std::move(s);
+    if (s.predicted_seconds < bar) {
+      best = std::move(s);
+      best_depth = *depth;
+    }
   }
   if (best.predicted_seconds == std::numeric_limits<double>::infinity()) best.predicted_seconds = 0;
   return best;

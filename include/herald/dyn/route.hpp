@@ -91,8 +91,8 @@ double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding f
 // The smallest segment size choose_shape() tries: it never segments a message of at most this many bytes.
 inline constexpr std::size_t smallest_shape_segment = 64 * 1024;
 
-// A tree deeper than binomial's replaces it only when its price is at most this fraction of binomial's; a
-// tree no deeper only has to be cheaper.
+// A tree deeper than the choice so far replaces it only when its price is at most this fraction of the
+// choice's; a tree no deeper only has to be cheaper.
 inline constexpr double shape_margin = 0.8;
 // Segment sizes of one algorithm priced within this fraction of its cheapest count as equal; the one with
 // the lowest single-port time (the best pipeline) is taken.
@@ -100,10 +100,10 @@ inline constexpr double segment_tie = 0.05;
 
 // Prices every tree-shaped algorithm of the table for `group` ranks and `bytes` bytes, each segmented
 // algorithm unsegmented and at a few segment sizes, with shape_cost() (sizes within segment_tie of an
-// algorithm's cheapest are equal, and the best pipeline among them is its choice). Returns the binomial
-// shape unless another algorithm's cheapest costs less (at most shape_margin times as much, for a tree
-// deeper than binomial's), in which case the cheapest such. predicted_seconds is the returned shape's
-// price.
+// algorithm's cheapest are equal, and the best pipeline among them is its choice). Starts from binomial
+// and goes through the table: an algorithm's cheapest shape replaces the choice so far when it costs
+// less, and at most shape_margin times as much if its tree is deeper. predicted_seconds is the returned
+// shape's price.
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {},
                    Forwarding forwarding = Forwarding::serial);
 
