@@ -121,12 +121,15 @@ Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forward
   for (const AlgorithmInfo& a : algorithms()) {
     const std::optional<int> depth = tree_depth(a, group);
     if (a.name == "binomial" || !depth) continue;
-    // What the model leaves out grows with the hops: a deeper tree than the best so far must be cheaper by
-    // the margin, one no deeper only cheaper (by more than rounding: between equal prices, as all trees
-    // over two ranks are one edge, the earlier choice stays).
-    const double bar = *depth <= best_depth ? best.predicted_seconds * (1 - 1e-9) : best.predicted_seconds * shape_margin;
+    // What the model leaves out grows with the hops, so of two trees the deeper must be cheaper by the
+    // margin: a deeper one replaces the choice so far only then, a shallower one unless the choice beats
+    // it so, and one as deep when cheaper (by more than rounding: between equal prices, as all trees over
+    // two ranks are one edge, the earlier choice stays).
     Shape s = cheapest(a, group, bytes, model, forwarding);
-    if (s.predicted_seconds < bar) {
+    const bool better = *depth > best_depth   ? s.predicted_seconds <= best.predicted_seconds * shape_margin
+                        : *depth < best_depth ? best.predicted_seconds > s.predicted_seconds * shape_margin
+                                              : s.predicted_seconds < best.predicted_seconds * (1 - 1e-9);
+    if (better) {
       best = std::move(s);
       best_depth = *depth;
     }

@@ -91,8 +91,7 @@ double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding f
 // The smallest segment size choose_shape() tries: it never segments a message of at most this many bytes.
 inline constexpr std::size_t smallest_shape_segment = 64 * 1024;
 
-// A tree deeper than the choice so far replaces it only when its price is at most this fraction of the
-// choice's; a tree no deeper only has to be cheaper.
+// Of two trees, the deeper is preferred only when its price is at most this fraction of the shallower's.
 inline constexpr double shape_margin = 0.8;
 // Segment sizes of one algorithm priced within this fraction of its cheapest count as equal; the one with
 // the lowest single-port time (the best pipeline) is taken.
@@ -102,8 +101,9 @@ inline constexpr double segment_tie = 0.05;
 // algorithm unsegmented and at a few segment sizes, with shape_cost() (sizes within segment_tie of an
 // algorithm's cheapest are equal, and the best pipeline among them is its choice). Starts from binomial
 // and goes through the table: an algorithm's cheapest shape replaces the choice so far when it costs
-// less, and at most shape_margin times as much if its tree is deeper. predicted_seconds is the returned
-// shape's price.
+// less and its tree is as deep, when it costs at most shape_margin times as much and its tree is deeper,
+// or when its tree is shallower and the choice does not cost at most shape_margin times as much as it.
+// predicted_seconds is the returned shape's price.
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {},
                    Forwarding forwarding = Forwarding::serial);
 
