@@ -57,16 +57,17 @@ std::size_t frame_slot(const Options& options) {
 }
 
 // Options::forwarding, else HERALD_DYN_FORWARDING, else serial when all of `comm` shares one node (a core
-// copies every byte there) and overlapped otherwise (network cards move them). Collective over `comm`.
+// copies every byte there) and overlapped otherwise (network cards move them). Collective over `comm`, on
+// every rank whatever its options say, so ranks configured differently cannot leave the others waiting.
 Forwarding forwarding_of(MPI_Comm comm, const Options& options) {
-  if (options.forwarding) return *options.forwarding;
-  if (const auto given = forwarding_from_environment()) return *given;
   MPI_Comm node;
   HERALD_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int on_node = 0, all = 0;
   HERALD_MPI(MPI_Comm_size(node, &on_node));
   HERALD_MPI(MPI_Comm_free(&node));
   HERALD_MPI(MPI_Comm_size(comm, &all));
+  if (options.forwarding) return *options.forwarding;
+  if (const auto given = forwarding_from_environment()) return *given;
   return on_node == all ? Forwarding::serial : Forwarding::overlapped;
 }
 
