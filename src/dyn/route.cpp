@@ -75,8 +75,7 @@ std::vector<int> arrival_rounds(const Tree& tree) {
   return round;
 }
 
-std::vector<int> service_order(const Tree& tree) {
-  const std::vector<int> round = arrival_rounds(tree);
+std::vector<int> depths(const Tree& tree) {
   std::vector<int> depth(tree.parent.size(), 0);
   std::vector<int> frontier{0};
   while (!frontier.empty()) {
@@ -87,6 +86,17 @@ std::vector<int> service_order(const Tree& tree) {
       frontier.push_back(c);
     }
   }
+  return depth;
+}
+
+int tree_depth(const Tree& tree) {
+  const std::vector<int> depth = depths(tree);
+  return depth.empty() ? 0 : *std::max_element(depth.begin(), depth.end());
+}
+
+std::vector<int> service_order(const Tree& tree) {
+  const std::vector<int> round = arrival_rounds(tree);
+  const std::vector<int> depth = depths(tree);
   std::vector<int> order(tree.parent.size() > 0 ? tree.parent.size() - 1 : 0);
   std::iota(order.begin(), order.end(), 1);
   std::sort(order.begin(), order.end(), [&](int a, int b) {

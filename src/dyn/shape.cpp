@@ -42,20 +42,12 @@ Price price_of(const Schedule& schedule, const CostModel& model, Forwarding forw
 
 // The depth of the tree an algorithm builds over `group` ranks (the most hops from the root to a rank),
 // or nothing if it builds no tree.
-std::optional<int> tree_depth(const AlgorithmInfo& algorithm, int group) {
-  Tree tree;
+std::optional<int> depth_of(const AlgorithmInfo& algorithm, int group) {
   try {
-    tree = tree_of_algorithm(algorithm, group);
+    return tree_depth(tree_of_algorithm(algorithm, group));
   } catch (const Error&) {
     return std::nullopt;
   }
-  int deepest = 0;
-  for (std::size_t v = 1; v < tree.parent.size(); ++v) {
-    int hops = 0;
-    for (int at = static_cast<int>(v); at > 0; at = tree.parent[static_cast<std::size_t>(at)]) ++hops;
-    deepest = std::max(deepest, hops);
-  }
-  return deepest;
 }
 
 // The best segment size of one algorithm: the lowest shape_cost(), except that sizes priced within
@@ -117,9 +109,9 @@ Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forward
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
   const AlgorithmInfo& binomial = find_algorithm("binomial");
   Shape best = cheapest(binomial, group, bytes, model, forwarding);
-  int best_depth = tree_depth(binomial, group).value_or(0);
+  int best_depth = depth_of(binomial, group).value_or(0);
   for (const AlgorithmInfo& a : algorithms()) {
-    const std::optional<int> depth = tree_depth(a, group);
+    const std::optional<int> depth = depth_of(a, group);
     if (a.name == "binomial" || !depth) continue;
     // What the model leaves out grows with the hops, so of two trees the deeper must be cheaper by the
     // margin: a deeper one replaces the choice so far only then, a shallower one unless the choice beats

@@ -185,6 +185,15 @@ TEST(Route, PlanNeedsOneRecipientPerRank) {
   EXPECT_THROW(plan_route(t, two), Error);
 }
 
+TEST(Tree, DepthCountsHopsFromTheRoot) {
+  // Figure 1's binomial tree over 8 ranks: 0 -> 4 -> 6 -> 7 is the longest path.
+  EXPECT_EQ(tree_depth(tree("binomial", 8)), 3);
+  EXPECT_EQ(tree_depth(tree("linear", 8)), 1);
+  EXPECT_EQ(tree_depth(tree("chain", 8)), 7);
+  EXPECT_EQ(tree_depth(tree("binomial", 1)), 0);
+  EXPECT_EQ(depths(tree("chain", 4)), (std::vector<int>{0, 1, 2, 3}));
+}
+
 TEST(Shape, SerialWorkCountsEveryStepOfTheBusiestRank) {
   const CostModel model{.alpha = 1.0, .beta = 0.001};
   // linear over 3 ranks, 1000 bytes: the root sends twice, 2 * (1 + 1) = 4.
@@ -210,16 +219,7 @@ TEST(Shape, NeverPricedAbovePlainBinomialAndDeeperRivalsNeedTheMargin) {
       // Within an algorithm, a segment size may be chosen over a cheaper one by up to segment_tie.
       const double slack = 1 + segment_tie;
       EXPECT_LE(s.predicted_seconds, binomial * slack + 1e-15) << group << " ranks, " << bytes << " bytes";
-      const auto depth = [&](const std::string& name) {
-        const Tree t = tree(name, group);
-        int deepest = 0;
-        for (std::size_t v = 1; v < t.parent.size(); ++v) {
-          int hops = 0;
-          for (int at = static_cast<int>(v); at > 0; at = t.parent[static_cast<std::size_t>(at)]) ++hops;
-          deepest = std::max(deepest, hops);
-        }
-        return deepest;
-      };
+      const auto depth = [&](const std::string& name) { return tree_depth(tree(name, group)); };
       if (s.algorithm != "binomial" && depth(s.algorithm) > depth("binomial")) {
         EXPECT_LE(s.predicted_seconds, shape_margin * binomial * slack + 1e-15) << s.algorithm << " at " << group;
       }

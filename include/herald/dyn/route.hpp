@@ -42,6 +42,10 @@ std::vector<int> arrival_rounds(const Tree& tree);
 // Virtual ranks 1..n-1 from the first served to the last: by arrival round, then depth, then number.
 std::vector<int> service_order(const Tree& tree);
 
+// Hops from the root to every rank (0 for the root), and the most of them.
+std::vector<int> depths(const Tree& tree);
+int tree_depth(const Tree& tree);
+
 struct Recipient {
   int rank = 0;
   int priority = 0;
