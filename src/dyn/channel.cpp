@@ -185,11 +185,11 @@ void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
   }
 }
 
-void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transfer, int bulk_dest) {
+void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transfer) {
   ++transfer->pending;
   requests_.push_back(request);
   owners_.push_back(transfer);
-  bulk_dest_.push_back(bulk_dest);
+  bulk_dest_.push_back(-1);  // bulk pieces are tracked by start_payloads()
 }
 
 void Channel::send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer) {

@@ -146,7 +146,7 @@ class Channel {
   void handle(int source, std::span<const std::byte> bytes);
   bool complete_transfers();
   bool start_sends();
-  void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer, int bulk_dest = -1);
+  void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
   // Puts a payload on the wire in pieces of at most max_piece; see bulk_bytes in channel.cpp.
   void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer);
   bool start_payloads();  // puts waiting payload pieces on the wire where their destination has room
