@@ -74,3 +74,22 @@ run_logged() {
   [ -s "$cluster_tmp/status" ] || return 130   # the subshell was interrupted
   return "$(cat "$cluster_tmp/status")"
 }
+
+# bench_app BUILD NAME: the path of the herald program NAME in build directory BUILD; dies if it is not built.
+bench_app() {
+  app="$1/apps/$2/$2"
+  [ -x "$app" ] || die "$app not found: build it (cmake --build $1 --target $2)"
+  echo "$app"
+}
+
+# plot_python: the python3 with Debian's python3-matplotlib (/usr/bin/python3 where there is one).
+plot_python() {
+  if [ -x /usr/bin/python3 ]; then echo /usr/bin/python3; else echo python3; fi
+}
+
+# report_total LOG STARTED: prints the run time since STARTED (seconds since the epoch) and the load average,
+# and appends them to LOG.
+report_total() {
+  printf '\nTotal run time %d s (cluster set-up, launch and measurement); load average at the end %s.\n' \
+    "$(($(date +%s) - $2))" "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$1"
+}

@@ -36,10 +36,8 @@ while [ $# -gt 0 ]; do
 done
 # Large messages over 1 Gbit/s links take tenths of seconds each: few sizes, few iterations.
 [ $# -gt 0 ] || set -- --sizes 1K,64K,1M,8M --repetitions 5 --min-iterations 3 --time-budget 0.2
-bench="$build/apps/herald-bcast-bench/herald-bcast-bench"
-[ -x "$bench" ] || die "$bench not found: build it (cmake --build $build --target herald-bcast-bench)"
-python=python3
-[ -x /usr/bin/python3 ] && python=/usr/bin/python3   # Debian's python3-matplotlib lives there
+bench=$(bench_app "$build" herald-bcast-bench)
+python=$(plot_python)
 [ -n "$delay" ] || delay=$(default_delay)
 mkdir -p "$out"
 name="cluster-bcast-p$hosts"
@@ -55,9 +53,7 @@ start_cluster "$hosts" "$rate" "$delay"
 } >"$out/$name.txt"
 run_logged "$out/$name.txt" "$here/mpirun.sh" -- "$bench" --csv "$out/$name.csv" --json "$out/$name.json" "$@" ||
   die "herald-bcast-bench failed (status $?)"
-elapsed=$(($(date +%s) - started))
-printf '\nTotal run time %d s (cluster set-up, launch and measurement); load average at the end %s.\n' \
-  "$elapsed" "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/$name.txt"
+report_total "$out/$name.txt" "$started"
 "$python" "$here/../plot_bcast.py" "$out/$name.csv" -o "$out" --markdown "$out/cluster-bcast-tables.md"
 echo "wrote $out/$name.txt, .csv, .json, $out/bcast_latency_p$hosts.png, $out/bcast_ratio_p$hosts.png," \
   "$out/cluster-bcast-tables.md"

@@ -35,10 +35,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1' (options for the benchmark go after --)" ;;
   esac
 done
-bench="$build/apps/herald-dynbcast-bench/herald-dynbcast-bench"
-[ -x "$bench" ] || die "$bench not found: build it (cmake --build $build --target herald-dynbcast-bench)"
-python=python3
-[ -x /usr/bin/python3 ] && python=/usr/bin/python3   # Debian's python3-matplotlib lives there
+bench=$(bench_app "$build" herald-dynbcast-bench)
+python=$(plot_python)
 [ -n "$delay" ] || delay=$(default_delay)
 mkdir -p "$out"
 name="cluster-p$hosts"
@@ -56,9 +54,7 @@ start_cluster "$hosts" "$rate" "$delay"
 run_logged "$out/$name.md" "$here/mpirun.sh" -- "$bench" --sizes 1K,8M --reps "$reps" \
   --iterations "$iterations" --large-iterations "$large" --csv "$out/$name.csv" "$@" ||
   die "herald-dynbcast-bench failed (status $?)"
-elapsed=$(($(date +%s) - started))
-printf '\nTotal run time %d s (cluster set-up, launch and measurement); load average at the end %s.\n' \
-  "$elapsed" "$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/$name.md"
+report_total "$out/$name.md" "$started"
 "$python" "$here/../dyn/plot_dynbcast.py" "$out/$name.csv" -o "$out/cluster-dynbcast.png" \
   --summary "$out/cluster-summary.csv" --setting "emulated cluster, $rate links"
 echo "wrote $out/$name.csv, $out/$name.md, $out/cluster-dynbcast.png, $out/cluster-summary.csv"
