@@ -1,5 +1,6 @@
 #include <herald/config.hpp>
 #include <herald/error.hpp>
+#include <herald/selector.hpp>
 
 #include <gtest/gtest.h>
 
@@ -45,6 +46,31 @@ TEST(Config, ReadsParametersFromTheEnvironment) {
   ::unsetenv("HERALD_SEGMENT_SIZE");
   ::unsetenv("HERALD_KNOMIAL_RADIX");
   ::unsetenv("HERALD_CHAIN_FANOUT");
+}
+
+TEST(Config, ReadsTheCostModelFromTheEnvironment) {
+  ::unsetenv("HERALD_GAP");
+  ::setenv("HERALD_ALPHA", "2e-6", 1);
+  ::setenv("HERALD_BETA", "8e-10", 1);
+  CostModel m = cost_model_from_environment();
+  EXPECT_DOUBLE_EQ(m.alpha, 2e-6);
+  EXPECT_DOUBLE_EQ(m.beta, 8e-10);
+  EXPECT_DOUBLE_EQ(m.port_seconds(), 2e-6);  // no gap given: Hockney's, alpha
+  ::setenv("HERALD_GAP", "5e-8", 1);
+  m = cost_model_from_environment();
+  EXPECT_DOUBLE_EQ(m.port_seconds(), 5e-8);
+  for (const char* bad : {"-1", "fast", "1e-6us"}) {
+    ::setenv("HERALD_GAP", bad, 1);
+    try {
+      cost_model_from_environment();
+      ADD_FAILURE() << "HERALD_GAP=" << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("HERALD_GAP"), std::string::npos) << e.what();
+    }
+  }
+  ::unsetenv("HERALD_GAP");
+  ::unsetenv("HERALD_ALPHA");
+  ::unsetenv("HERALD_BETA");
 }
 
 TEST(Config, CallParametersWinOverFallback) {
