@@ -59,7 +59,7 @@ Channel::~Channel() {
   if (finalized) return;
   // Every peer has stopped sending (the endpoint closes with a barrier), so the slots are still open once
   // the last handled one is posted again.
-  if (handled_slot_) MPI_Start(&slot_requests_[*handled_slot_]);
+  rearm();
 #ifdef SMPI_H
   // SimGrid's SMPI (3.32) can abort on the wait for a cancelled persistent receive; a simulated rank's
   // memory goes with the simulation, so the slots are simply left.
@@ -230,32 +230,35 @@ bool Channel::start_payloads() {
 }
 
 void Channel::rearm() {
-  if (!handled_slot_) return;
-  MPI_Request& request = slot_requests_[*handled_slot_];
-  handled_slot_.reset();
-  HERALD_MPI(MPI_Start(&request));
+  // The unarmed slots are the ones just before next_slot_ in the ring, handled in ring order: posting
+  // them in that order keeps the posting order the ring order.
+  for (; unarmed_ > 0; --unarmed_)
+    HERALD_MPI(MPI_Start(&slot_requests_[(next_slot_ + slot_count - unarmed_) % slot_count]));
 }
 
 bool Channel::handle_frames(const bool* finished) {
   bool any = false;
   // Stops once the caller's own request is done: its wait returns at once instead of testing another slot.
   for (int i = 0; i < frames_per_pass && !(finished && *finished); ++i) {
-    rearm();
+    if (unarmed_ >= slot_count / 2) rearm();
     MPI_Request& request = slot_requests_[next_slot_];
     int flag = 0;
     MPI_Status status;
     HERALD_MPI(MPI_Test(&request, &flag, &status));
-    if (!flag) break;
+    if (!flag) {
+      rearm();  // nothing to handle: the time is free
+      break;
+    }
     any = true;
     int count = 0;
     HERALD_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
     const std::span<const std::byte> bytes{slots_.data() + options_.slot_bytes * next_slot_, static_cast<std::size_t>(count)};
     // Once handled (or refused), the slot's bytes are no longer read: it is posted again, last in the ring,
-    // by the next rearm(). Not at once: that keeps MPI_Start off the path from a frame's arrival to the
-    // completion of the receive it serves. MPI still matches the frames of every sender in order, since
-    // the slot is posted before any slot handled after it, and a frame that comes while it is not posted
-    // waits in MPI until it is.
-    handled_slot_ = next_slot_;
+    // by a later rearm(): when a pass finds no frame, or once half the ring waits. Not at once: that keeps
+    // MPI_Start off the path from a frame's arrival to the receive it serves, and off the next one's. MPI
+    // still matches the frames of every sender in order, since slots are posted again in the order they
+    // were handled, and a frame that comes while no slot is posted waits in MPI until one is.
+    ++unarmed_;
     next_slot_ = (next_slot_ + 1) % slot_count;
     handle(status.MPI_SOURCE, bytes);
   }

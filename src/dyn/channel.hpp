@@ -142,7 +142,7 @@ class Channel {
   }
   void check_claim(std::span<std::byte> into) const;
   bool handle_frames(const bool* finished);
-  void rearm();  // posts the slot handled last again
+  void rearm();  // posts the handled slots again
   void handle(int source, std::span<const std::byte> bytes);
   bool complete_transfers();
   bool start_sends();
@@ -172,7 +172,7 @@ class Channel {
   std::vector<std::byte> slots_;                      // slot_count receive slots of slot_bytes each
   std::vector<MPI_Request> slot_requests_;            // their persistent receives, posted in ring order
   std::size_t next_slot_ = 0;                         // the slot the next frame lands in
-  std::optional<std::size_t> handled_slot_;           // handled, not yet posted again (see rearm())
+  int unarmed_ = 0;                                   // slots handled, not yet posted again (see rearm())
   std::vector<int> indices_;                          // reused by complete_transfers()
   std::vector<std::shared_ptr<Transfer>> finished_;   // finished by the last complete_transfers(), to recycle
   std::vector<std::shared_ptr<Transfer>> spare_transfers_;  // finished, ready for reuse
