@@ -193,6 +193,10 @@ int run(int argc, char** argv) {
                  "finish, which needs a global clock (MPI_WTIME_IS_GLOBAL)")
       ->check(CLI::IsMember({"osu", "root"}))
       ->capture_default_str();
+  std::vector<int> recipient_counts;
+  app.add_option("--recipients", recipient_counts,
+                 "recipient counts to measure, e.g. 1,2,4,8,16,32,64,99 (default: every count from 1 to P-1)")
+      ->delimiter(',');
   std::vector<int> predict;
   app.add_option("--predict", predict,
                  "print the cost model's figures for these recipient counts (no broadcast is run), e.g. 4,7,15,63")
@@ -232,6 +236,13 @@ int run(int argc, char** argv) {
       throw herald::Error(herald::Errc::invalid_argument,
                           "--clock root needs a global clock, and MPI_WTIME_IS_GLOBAL is not set");
   }
+  for (int k : recipient_counts)
+    if (k < 1 || k >= s.size)
+      throw herald::Error(herald::Errc::invalid_argument, "--recipients " + std::to_string(k) + ": the " +
+                                                              std::to_string(s.size) + " ranks allow 1 to " +
+                                                              std::to_string(s.size - 1));
+  if (recipient_counts.empty())
+    for (int k = 1; k < s.size; ++k) recipient_counts.push_back(k);
   MPI_Comm_dup(MPI_COMM_WORLD, &s.naive);
   // The tree shape is priced with this network's alpha and beta: measured by ping-pong between ranks 0
   // and 1 unless HERALD_ALPHA and HERALD_BETA both give them.
@@ -257,7 +268,7 @@ int run(int argc, char** argv) {
   for (std::size_t bytes : sizes) {
     std::vector<std::byte> buffer(bytes);
     const int iterations = bytes >= large_from ? large_iterations : small_iterations;
-    for (int k = 1; k < s.size; ++k) {
+    for (int k : recipient_counts) {
       s.recipients = k;
       MPI_Comm_split(MPI_COMM_WORLD, s.rank <= k ? 0 : MPI_UNDEFINED, s.rank, &s.group);
       std::vector<int> recipients;

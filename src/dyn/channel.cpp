@@ -245,19 +245,17 @@ bool Channel::handle_frames(const bool* finished) {
     int flag = 0;
     MPI_Status status;
     HERALD_MPI(MPI_Test(&request, &flag, &status));
-    if (!flag) {
-      rearm();  // nothing to handle: the time is free
-      break;
-    }
+    if (!flag) break;
     any = true;
     int count = 0;
     HERALD_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
     const std::span<const std::byte> bytes{slots_.data() + options_.slot_bytes * next_slot_, static_cast<std::size_t>(count)};
     // Once handled (or refused), the slot's bytes are no longer read: it is posted again, last in the ring,
-    // by a later rearm(): when a pass finds no frame, or once half the ring waits. Not at once: that keeps
-    // MPI_Start off the path from a frame's arrival to the receive it serves, and off the next one's. MPI
-    // still matches the frames of every sender in order, since slots are posted again in the order they
-    // were handled, and a frame that comes while no slot is posted waits in MPI until one is.
+    // by a later rearm(): after a pass that found nothing to do, or once half the ring waits. Not at once:
+    // that keeps MPI_Start off the path from a frame's arrival to the receive it serves, to the forwarding
+    // of its data, and to the next frame. MPI still matches the frames of every sender in order, since
+    // slots are posted again in the order they were handled, and a frame that comes while no slot is
+    // posted waits in MPI until one is.
     ++unarmed_;
     next_slot_ = (next_slot_ + 1) % slot_count;
     handle(status.MPI_SOURCE, bytes);
@@ -380,6 +378,8 @@ bool Channel::progress(const bool* finished) {
   // the core away first, which costs tens of microseconds when ranks outnumber cores.
   any |= handle_frames(finished);
   if (!queue_.empty()) any |= start_sends();  // forwards the completions above queued leave now, not later
+  // Last, once everything urgent has left: handled slots are posted again while there is nothing to do.
+  if (!any) rearm();
   return any;
 }
 
