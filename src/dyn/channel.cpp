@@ -118,15 +118,16 @@ bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std:
   transfer->frame = std::move(quick_);  // MPI still reads it; a spare buffer takes its place
   transfer->sent = std::move(sent);
   track(request, transfer);
-  quick_ = spare_frame();
+  quick_ = spare_frame(true);
   ++in_flight_;
   return false;
 }
 
-std::vector<std::byte> Channel::spare_frame() {
+std::vector<std::byte> Channel::spare_frame(bool keep_bytes) {
   if (spare_frames_.empty()) return {};
   std::vector<std::byte> frame = std::move(spare_frames_.back());
   spare_frames_.pop_back();
+  if (!keep_bytes) frame.clear();
   return frame;
 }
 
@@ -142,8 +143,7 @@ void Channel::recycle(std::shared_ptr<Transfer> transfer) {
   if (transfer.use_count() != 1 || spare_transfers_.size() >= spare_limit) return;
   for (std::vector<std::byte>* frame : {&transfer->frame, &transfer->long_frame}) {
     if (frame->capacity() > 0 && frame->capacity() <= max_spare_frame_bytes && spare_frames_.size() < spare_limit) {
-      frame->clear();
-      spare_frames_.push_back(std::move(*frame));
+      spare_frames_.push_back(std::move(*frame));  // bytes and all: see spare_frame()
     }
   }
   *transfer = Transfer{};  // frees what was not kept

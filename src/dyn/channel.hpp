@@ -150,7 +150,9 @@ class Channel {
   // Puts a payload on the wire in pieces of at most max_piece; see bulk_bytes in channel.cpp.
   void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer);
   bool start_payloads();  // puts waiting payload pieces on the wire where their destination has room
-  std::vector<std::byte> spare_frame();
+  // A spare frame buffer (or a new one), empty for appending; with `keep_bytes` at its old size, so that
+  // resizing it for a frame of about that size, to be overwritten whole, clears nothing.
+  std::vector<std::byte> spare_frame(bool keep_bytes = false);
   std::shared_ptr<Transfer> spare_transfer();
   void recycle(std::shared_ptr<Transfer> transfer);
 
@@ -176,7 +178,7 @@ class Channel {
   std::vector<int> indices_;                          // reused by complete_transfers()
   std::vector<std::shared_ptr<Transfer>> finished_;   // finished by the last complete_transfers(), to recycle
   std::vector<std::shared_ptr<Transfer>> spare_transfers_;  // finished, ready for reuse
-  std::vector<std::vector<std::byte>> spare_frames_;        // emptied frame buffers, capacity kept
+  std::vector<std::vector<std::byte>> spare_frames_;        // finished frame buffers, kept for reuse
   std::vector<std::byte> quick_;                            // the frame of send(), reused
 };
 
