@@ -259,6 +259,8 @@ bool Channel::handle_frames(const bool* finished) {
     ++unarmed_;
     next_slot_ = (next_slot_ + 1) % slot_count;
     handle(status.MPI_SOURCE, bytes);
+    // What the handler queued (a forwarder's sends to its children) leaves before the next slot is tested.
+    if (!queue_.empty()) start_sends();
   }
   return any;
 }
