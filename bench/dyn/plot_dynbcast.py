@@ -69,7 +69,13 @@ def main():
             ax.set_title(f'{size_label(size)}, P = {p}' + (f' ({setting})' if setting else ''), fontsize=10)
             ax.set_xlabel('recipients')
             ax.set_ylabel('latency (us), median, min-max')
-            ax.set_xticks(sorted({key[2] for key in samples if key[0] == p}))
+            ticks = sorted({key[2] for key in samples if key[0] == p})
+            if ticks and ticks[-1] > 16:
+                # Many ranks: logarithmic axes keep the small counts apart and the tree curves visible
+                # beside the loop's line.
+                ax.set_xscale('log', base=2)
+                ax.set_yscale('log')
+            ax.set_xticks(ticks, [str(k) for k in ticks])
             ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
