@@ -79,17 +79,23 @@ void Channel::on(HandlerId id, Handler handler) {
   handlers_[id] = std::move(handler);
 }
 
+void Channel::put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t payload,
+                        std::span<const std::byte> body, std::span<const std::byte> carried) {
+  out.resize(frame_bytes + body.size() + carried.size());  // a spare buffer mostly has about this size already
+  write_frame(out, id, payload, body, carried);
+}
+
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
                    int priority, Done sent) {
   Queued item{priority, posted_++, dest, spare_frame(), {}, {}, std::move(sent)};
   if (!payload.empty() && single_frame(body.size(), payload.size())) {
-    append_frame(item.frame, id, 0, body, payload);
+    put_frame(item.frame, id, 0, body, payload);
   } else {
-    append_frame(item.frame, id, payload.size(), body);
+    put_frame(item.frame, id, payload.size(), body, {});
     if (item.frame.size() > options_.slot_bytes) {
       item.long_frame = std::move(item.frame);
       item.frame = spare_frame();
-      append_frame(item.frame, long_frame, item.long_frame.size(), {});
+      put_frame(item.frame, long_frame, item.long_frame.size(), {}, {});
     }
     item.payload = payload;
   }
@@ -104,9 +110,7 @@ bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std:
     flush();
     return false;
   }
-  // The same bytes post() would queue for this message. The buffer mostly has the right size already.
-  quick_.resize(frame_bytes + body.size() + payload.size());
-  write_frame(quick_, id, 0, body, payload);
+  put_frame(quick_, id, 0, body, payload);  // the same bytes post() would queue for this message
   MPI_Request request;
   HERALD_MPI(MPI_Isend(quick_.data(), static_cast<int>(quick_.size()), MPI_BYTE, dest, frame_tag, comm_.get(),
                        &request));
@@ -118,16 +122,15 @@ bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std:
   transfer->frame = std::move(quick_);  // MPI still reads it; a spare buffer takes its place
   transfer->sent = std::move(sent);
   track(request, transfer);
-  quick_ = spare_frame(true);
+  quick_ = spare_frame();
   ++in_flight_;
   return false;
 }
 
-std::vector<std::byte> Channel::spare_frame(bool keep_bytes) {
+std::vector<std::byte> Channel::spare_frame() {
   if (spare_frames_.empty()) return {};
   std::vector<std::byte> frame = std::move(spare_frames_.back());
   spare_frames_.pop_back();
-  if (!keep_bytes) frame.clear();
   return frame;
 }
 

@@ -140,6 +140,9 @@ class Channel {
   bool single_frame(std::size_t body, std::size_t payload) const noexcept {
     return payload <= options_.max_inline && frame_bytes + body + payload <= options_.slot_bytes;
   }
+  // Writes a frame into `out`, sized to fit it exactly.
+  static void put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t payload,
+                        std::span<const std::byte> body, std::span<const std::byte> carried);
   void check_claim(std::span<std::byte> into) const;
   bool handle_frames(const bool* finished);
   void rearm();  // posts the handled slots again
@@ -150,9 +153,9 @@ class Channel {
   // Puts a payload on the wire in pieces of at most max_piece; see bulk_bytes in channel.cpp.
   void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer);
   bool start_payloads();  // puts waiting payload pieces on the wire where their destination has room
-  // A spare frame buffer (or a new one), empty for appending; with `keep_bytes` at its old size, so that
-  // resizing it for a frame of about that size, to be overwritten whole, clears nothing.
-  std::vector<std::byte> spare_frame(bool keep_bytes = false);
+  // A spare frame buffer (or a new one), at its old size, so that put_frame() resizing it for a frame of
+  // about that size clears nothing.
+  std::vector<std::byte> spare_frame();
   std::shared_ptr<Transfer> spare_transfer();
   void recycle(std::shared_ptr<Transfer> transfer);
 

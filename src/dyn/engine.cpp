@@ -335,8 +335,13 @@ void Engine::on_message(const Channel::Arrival& arrival) {
   }
   if (message->arrived + h.segment.length > message->total)
     throw Error(Errc::invalid_argument, "more bytes than announced " + where(h.origin, h.tag));
-  channel_.receive_payload(message->storage.subspan(h.segment.offset, h.segment.length),
-                           [this, message, segment = h.segment] { on_segment(message, segment); });
+  const std::span<std::byte> into = message->storage.subspan(h.segment.offset, h.segment.length);
+  // A segment that rode in the frame is here already: passed on at once, with no callback to keep.
+  if (channel_.receive_payload_now(into)) {
+    on_segment(message, h.segment);
+  } else {
+    channel_.receive_payload(into, [this, message, segment = h.segment] { on_segment(message, segment); });
+  }
 }
 
 std::span<const std::byte> Engine::encoded(const Header& h) {

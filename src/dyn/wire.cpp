@@ -48,13 +48,6 @@ class Writer {
   std::byte* end_;
 };
 
-// Grows `out` by `bytes` and returns them.
-std::span<std::byte> grow(std::vector<std::byte>& out, std::size_t bytes) {
-  const std::size_t at = out.size();
-  out.resize(at + bytes);
-  return {out.data() + at, bytes};
-}
-
 // Reads fixed-width little-endian integers; the caller checks the length first.
 class Reader {
  public:
@@ -91,15 +84,10 @@ void write_frame(std::span<std::byte> out, std::uint16_t handler, std::uint64_t 
   w.check_full();
 }
 
-void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
-                  std::span<const std::byte> body, std::span<const std::byte> inline_payload) {
-  write_frame(grow(out, frame_bytes + body.size() + inline_payload.size()), handler, payload, body, inline_payload);
-}
-
 std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
                                     std::span<const std::byte> inline_payload) {
-  std::vector<std::byte> out;
-  append_frame(out, handler, payload, body, inline_payload);
+  std::vector<std::byte> out(frame_bytes + body.size() + inline_payload.size());
+  write_frame(out, handler, payload, body, inline_payload);
   return out;
 }
 
@@ -153,15 +141,14 @@ void write_header(std::span<std::byte> out, const Header& h) {
   w.check_full();
 }
 
-void append_header(std::vector<std::byte>& out, const Header& h) { write_header(grow(out, header_bytes(h)), h); }
-
 std::vector<std::byte> encode_header(const Header& h) {
-  std::vector<std::byte> out;
-  append_header(out, h);
+  std::vector<std::byte> out(header_bytes(h));
+  write_header(out, h);
   return out;
 }
 
 void check_route_shape(std::span<const RouteEntry> route) {
+  if (route.size() == 1 && route[0].subtree == 1) return;  // a lone leaf, the common case: nothing to allocate
   // Ends of the sub-trees still open at the current entry, innermost last.
   std::vector<std::size_t> open;
   for (std::size_t i = 0; i < route.size(); ++i) {
@@ -226,6 +213,7 @@ Header decode_header(std::span<const std::byte> bytes) {
     if (e.rank == h.origin) malformed("origin " + std::to_string(h.origin) + " appears in its own route");
   }
   check_route_shape(h.route);
+  if (h.route.size() < 2) return h;  // no rank to repeat
 
   std::vector<int> ranks(h.route.size());
   std::transform(h.route.begin(), h.route.end(), ranks.begin(), [](const RouteEntry& e) { return e.rank; });

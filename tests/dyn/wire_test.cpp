@@ -198,15 +198,5 @@ TEST(Wire, WritingIntoExactRoomOverwritesWhatWasThere) {
   EXPECT_THROW(write_frame(short_frame, 4, 0, body, payload), std::logic_error);
 }
 
-TEST(Wire, AppendingKeepsWhatIsAlreadyThere) {
-  const Header h = sample();
-  std::vector<std::byte> out{std::byte{5}, std::byte{6}};
-  append_header(out, h);
-  ASSERT_EQ(out.size(), 2 + header_bytes(h));
-  EXPECT_EQ(out[0], std::byte{5});
-  EXPECT_EQ(out[1], std::byte{6});
-  EXPECT_EQ(decode_header(std::span(out).subspan(2)), h);
-}
-
 }  // namespace
 }  // namespace herald::dyn

@@ -36,9 +36,6 @@ struct Frame {
 // that many bytes to follow.
 std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
                                     std::span<const std::byte> inline_payload = {});
-// The same, appended to `out` (a reused buffer allocates nothing once it is large enough).
-void append_frame(std::vector<std::byte>& out, std::uint16_t handler, std::uint64_t payload,
-                  std::span<const std::byte> body, std::span<const std::byte> inline_payload = {});
 // The same, written into `out`, which must be exactly frame_bytes + body.size() + inline_payload.size()
 // bytes long (a buffer kept at its size needs neither allocating nor clearing).
 void write_frame(std::span<std::byte> out, std::uint16_t handler, std::uint64_t payload,
@@ -68,7 +65,6 @@ struct Header {
 };
 
 std::vector<std::byte> encode_header(const Header& header);
-void append_header(std::vector<std::byte>& out, const Header& header);
 // The bytes encode_header() gives, and the same written into exactly that many bytes at `out`.
 std::size_t header_bytes(const Header& header) noexcept;
 void write_header(std::span<std::byte> out, const Header& header);
