@@ -403,14 +403,17 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
                                                : std::vector<RouteEntry>(hop.route.begin(), hop.route.end())};
     ++message->forwarding;
     ++statistics.segments_forwarded;
+    // A plain pointer keeps the callback small enough for std::function to hold without allocating: the
+    // message stays in messages_ while a forward of it is pending (settle() drops it only after the last).
     channel_.post(hop.to.rank, message_handler, encoded(h),
-                  message->storage.subspan(segment.offset, segment.length), hop.to.priority, [this, message] {
-                    --message->forwarding;
-                    settle(message);
+                  message->storage.subspan(segment.offset, segment.length), hop.to.priority,
+                  [this, forwarded = message.get()] {
+                    --forwarded->forwarding;
+                    settle(*forwarded);
                   });
   }
   message->route_forwarded = true;
-  settle(message);
+  settle(*message);
 }
 
 void Engine::hold(Incoming& message) {
@@ -440,11 +443,10 @@ void Engine::bind(Matcher::Id receive, Matcher::Id id) {
       message->zero_copy = true;
     }
   }
-  settle(message);
+  settle(*message);
 }
 
-void Engine::settle(const std::shared_ptr<Incoming>& message) {
-  Incoming& m = *message;
+void Engine::settle(Incoming& m) {
   // A receive completes once the whole message is here and every forward of it has left this rank: the
   // buffer is the user's again, and the rank owes its sub-tree nothing more.
   const bool passed_on = m.placed && m.arrived == m.total && m.forwarding == 0;

@@ -98,7 +98,7 @@ struct Engine {
   std::vector<Posted>::iterator find_posted(Matcher::Id receive);
   Posted take_posted(Matcher::Id receive);
   void hold(Incoming& message);
-  void settle(const std::shared_ptr<Incoming>& message);
+  void settle(Incoming& message);  // may destroy it: the caller must not touch it afterwards
   void check_peer(int rank, const char* what) const;
   struct Planned {
     Tree tree;
