@@ -448,8 +448,10 @@ void Engine::bind(Matcher::Id receive, Matcher::Id id) {
 
 void Engine::settle(Incoming& m) {
   // A receive completes once the whole message is here and every forward of it has left this rank: the
-  // buffer is the user's again, and the rank owes its sub-tree nothing more.
-  const bool passed_on = m.placed && m.arrived == m.total && m.forwarding == 0;
+  // buffer is the user's again, and the rank owes its sub-tree nothing more. route_forwarded says the
+  // first segment has been handled: a message of zero bytes has "arrived" before its one empty segment is
+  // passed on, and must not be settled (and dropped, with forwards about to be posted) before that.
+  const bool passed_on = m.placed && m.route_forwarded && m.arrived == m.total && m.forwarding == 0;
   if (!passed_on) return;
   if (m.receive) {
     if (!m.refused) {
