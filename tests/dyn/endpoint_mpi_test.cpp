@@ -212,6 +212,32 @@ TEST(Dyn, ReceivePostedFirstGetsTheDataInPlace) {
   EXPECT_EQ(total, expected);
 }
 
+// A message of zero bytes has "arrived" as soon as it is announced: a forwarder whose receive was posted
+// first must still keep it until its empty segment has been passed on (AddressSanitizer catches a message
+// dropped before that), and every rank's receive completes.
+TEST(Dyn, ZeroBytesPassThroughForwardersWithReceivesPostedFirst) {
+  const int me = world_rank(), n = world_size();
+  constexpr int rounds = 5;
+  Endpoint ep(MPI_COMM_WORLD);
+  std::vector<std::byte> buffer(8);
+  for (int round = 0; round < rounds; ++round) {
+    Request request;
+    if (me != 0) request = ep.irecv(buffer, 0, 4);
+    MPI_Barrier(MPI_COMM_WORLD);  // every receive is posted before the message leaves
+    if (me == 0) {
+      ep.send({}, others(0, n), 4, {.algorithm = "chain"}).wait();
+    } else {
+      request.wait();
+      EXPECT_EQ(request.status().bytes, 0u);
+      EXPECT_EQ(request.status().source, 0);
+    }
+  }
+  // A chain forwards at every recipient but the last.
+  unsigned long local = ep.statistics().segments_forwarded, total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(total, static_cast<unsigned long>(rounds) * static_cast<unsigned long>(std::max(n - 2, 0)));
+}
+
 TEST(Dyn, DataArrivingFirstIsHeldThenDelivered) {
   const int me = world_rank(), n = world_size();
   constexpr std::size_t bytes = 50000;
