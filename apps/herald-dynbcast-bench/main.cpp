@@ -14,6 +14,7 @@
 #include <herald/selector.hpp>
 
 #include "calibration.hpp"
+#include "mpi_main.hpp"
 
 // SimGrid's smpicxx force-includes a header that makes exit() a macro, which breaks CLI11's App::exit;
 // the benchmark returns from main() instead of calling exit(), so the plain function is all it needs.
@@ -344,15 +345,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  try {
-    status = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "herald-dynbcast-bench: " << e.what() << "\n";
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return herald::bench::mpi_main(argc, argv, "herald-dynbcast-bench", run); }

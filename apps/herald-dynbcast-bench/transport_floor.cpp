@@ -11,13 +11,14 @@
 #endif
 #include <herald/config.hpp>
 
+#include "mpi_main.hpp"
+
 #include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -138,15 +139,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int status = 0;
-  try {
-    status = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "herald-dyn-transport-floor: " << e.what() << "\n";
-    status = 2;
-  }
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return herald::bench::mpi_main(argc, argv, "herald-dyn-transport-floor", run); }
