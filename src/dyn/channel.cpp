@@ -58,7 +58,7 @@ Channel::~Channel() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   // Every peer has stopped sending (the endpoint closes with a barrier), so the slots are still open once
-  // the last handled one is posted again.
+  // the handled ones are posted again.
   rearm();
 #ifdef SMPI_H
   // SimGrid's SMPI (3.32) can abort on the wait for a cancelled persistent receive; a simulated rank's

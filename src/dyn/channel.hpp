@@ -29,7 +29,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <span>
 #include <vector>
 
