@@ -153,30 +153,20 @@ void Channel::recycle(std::shared_ptr<Transfer> transfer) {
   spare_transfers_.push_back(std::move(transfer));
 }
 
-void Channel::check_claim(std::span<std::byte> into) const {
+bool Channel::take_carried(std::span<std::byte> into) {
   if (current_.source < 0 || current_.claimed)
     throw Error(Errc::invalid_argument, "receive_payload outside a handler, or twice for one message");
   if (into.size() != current_.payload)
     throw Error(Errc::invalid_argument, "payload of " + std::to_string(current_.payload) + " bytes claimed with a " +
                                             std::to_string(into.size()) + "-byte buffer");
-}
-
-bool Channel::receive_payload_now(std::span<std::byte> into) {
-  check_claim(into);
   if (!into.empty() && current_.carried.empty()) return false;  // it follows in messages of its own
   current_.claimed = true;
   if (!into.empty()) std::memcpy(into.data(), current_.carried.data(), into.size());
   return true;
 }
 
-void Channel::receive_payload(std::span<std::byte> into, Done arrived) {
-  check_claim(into);
+void Channel::receive_later(std::span<std::byte> into, Done arrived) {
   current_.claimed = true;
-  if (!current_.carried.empty()) std::memcpy(into.data(), current_.carried.data(), into.size());
-  if (into.empty() || !current_.carried.empty()) {
-    arrived();
-    return;
-  }
   auto transfer = spare_transfer();
   transfer->done = std::move(arrived);
   // Posted now, before the next frame from this source is looked at: that is what pairs them.

@@ -79,11 +79,17 @@ class Channel {
             int priority, std::shared_ptr<bool> sent);
 
   // Only inside a handler, for the message being handled: where its payload goes (exactly Arrival::payload
-  // bytes) and what to do once it is all there.
-  void receive_payload(std::span<std::byte> into, Done arrived);
-  // The same when the payload came inside the frame (or there is none): copies it into `into` and returns
-  // true, with no callback to make. Otherwise claims nothing and returns false; receive_payload() then must.
-  bool receive_payload_now(std::span<std::byte> into);
+  // bytes) and what to do once it is all there. A payload that came inside the frame (or none) is copied
+  // into `into` at once and `arrived` runs right away, never stored: a capture too large for
+  // std::function's own room costs no allocation then.
+  template <class Arrived>
+  void receive_payload(std::span<std::byte> into, Arrived&& arrived) {
+    if (take_carried(into)) {
+      arrived();
+    } else {
+      receive_later(into, Done(std::forward<Arrived>(arrived)));
+    }
+  }
 
   // One polling pass: starts queued sends, completes finished transfers (running their callbacks) and
   // handles arrived frames, unless `*finished` (the caller's own request) has become true by then.
@@ -142,7 +148,10 @@ class Channel {
   // Writes a frame into `out`, sized to fit it exactly.
   static void put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t payload,
                         std::span<const std::byte> body, std::span<const std::byte> carried);
-  void check_claim(std::span<std::byte> into) const;
+  // For receive_payload(): copies a payload that came inside the frame (or none) and claims it; otherwise
+  // claims nothing and returns false, and receive_later() posts the receives of its pieces.
+  bool take_carried(std::span<std::byte> into);
+  void receive_later(std::span<std::byte> into, Done arrived);
   bool handle_frames(const bool* finished);
   void rearm();  // posts the handled slots again
   void handle(int source, std::span<const std::byte> bytes);

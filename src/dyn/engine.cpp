@@ -335,13 +335,9 @@ void Engine::on_message(const Channel::Arrival& arrival) {
   }
   if (message->arrived + h.segment.length > message->total)
     throw Error(Errc::invalid_argument, "more bytes than announced " + where(h.origin, h.tag));
-  const std::span<std::byte> into = message->storage.subspan(h.segment.offset, h.segment.length);
-  // A segment that rode in the frame is here already: passed on at once, with no callback to keep.
-  if (channel_.receive_payload_now(into)) {
-    on_segment(message, h.segment);
-  } else {
-    channel_.receive_payload(into, [this, message, segment = h.segment] { on_segment(message, segment); });
-  }
+  // A segment that rode in the frame is passed on at once.
+  channel_.receive_payload(message->storage.subspan(h.segment.offset, h.segment.length),
+                           [this, message, segment = h.segment] { on_segment(message, segment); });
 }
 
 std::span<const std::byte> Engine::encoded(const Header& h) {
@@ -360,18 +356,11 @@ bool Engine::deliver_at_once(const Header& h) {
   if (!receive) return false;
   Posted taken = take_posted(*receive);
   taken.state->status = {h.origin, h.tag, 0};
-  const std::span<std::byte> into = taken.buffer.first(h.total);
-  auto arrived = [this, state = std::move(taken.state), bytes = h.total] {
+  channel_.receive_payload(taken.buffer.first(h.total), [this, state = std::move(taken.state), bytes = h.total] {
     ++statistics.received_in_place;
     state->status.bytes = bytes;
     state->done = true;
-  };
-  // A payload that rode in the frame is copied now, with no callback to keep.
-  if (channel_.receive_payload_now(into)) {
-    arrived();
-  } else {
-    channel_.receive_payload(into, std::move(arrived));
-  }
+  });
   return true;
 }
 
