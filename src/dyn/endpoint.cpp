@@ -68,22 +68,22 @@ Endpoint::~Endpoint() {
 
 Request Endpoint::send(std::span<const std::byte> data, std::span<const int> recipients, int tag,
                        const SendOptions& options) {
-  auto state = std::make_shared<Request::State>();
   std::lock_guard lock(engine_->mutex);
+  auto state = engine_->new_state();
   engine_->start_send(state, data, recipients, tag, options);
   return Request(std::move(state), engine_);
 }
 
 Request Endpoint::send_p2p(std::span<const std::byte> data, int dest, int tag, int priority) {
-  auto state = std::make_shared<Request::State>();
   std::lock_guard lock(engine_->mutex);
+  auto state = engine_->new_state();
   engine_->start_p2p(state, data, dest, tag, priority);
   return Request(std::move(state), engine_);
 }
 
 Request Endpoint::irecv(std::span<std::byte> buffer, int source, int tag) {
-  auto state = std::make_shared<Request::State>();
   std::lock_guard lock(engine_->mutex);
+  auto state = engine_->new_state();
   engine_->start_recv(state, buffer, source, tag);
   return Request(std::move(state), engine_);
 }

@@ -5,6 +5,7 @@
 #include <herald/selector.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -15,6 +16,8 @@ namespace {
 constexpr Channel::HandlerId message_handler = 1;
 // Shapes priced per (group, bytes) are remembered; the table is emptied when it grows past this.
 constexpr std::size_t max_remembered_shapes = 1024;
+// Request states kept for reuse.
+constexpr std::size_t state_pool = 32;
 
 // Options::progress_thread, else HERALD_DYN_PROGRESS_THREAD; refused without MPI_THREAD_MULTIPLE.
 bool progress_thread_wanted(const Options& options) {
@@ -122,6 +125,22 @@ void Engine::run_progress_thread(std::stop_token stop) {
     // Idle: leave the core to the application (this machine class often has fewer cores than ranks).
     if (!busy) std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
+}
+
+std::shared_ptr<Request::State> Engine::new_state() {
+  // The oldest state in the pool is reused once only the pool holds it (its request and every operation
+  // it named are gone), which is usual by the time the pool has gone round: no allocation per request.
+  if (states_.size() < state_pool) return states_.emplace_back(std::make_shared<Request::State>());
+  std::shared_ptr<Request::State>& oldest = states_[next_state_];
+  next_state_ = (next_state_ + 1) % state_pool;
+  if (oldest.use_count() == 1) {
+    // The last other owner may have let go on another thread (a request destroyed without the lock).
+    std::atomic_thread_fence(std::memory_order_acquire);
+    *oldest = {};
+  } else {
+    oldest = std::make_shared<Request::State>();
+  }
+  return oldest;
 }
 
 void Engine::check_usable() const {
@@ -289,7 +308,11 @@ void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<
   const Matcher::Id id = next_id_++;
   posted_.push_back({id, state, buffer});
   if (auto message = matcher_.post(id, source, tag)) bind(id, *message);
-  channel_.progress();
+  // Sends and completions advance; frames are handled only until one completes this receive. The frames
+  // behind it stay in their slots for the receives posted next, which then take them in place instead of
+  // finding them held (copied aside, then copied again), and the caller sees its receive done without one
+  // more call into MPI's progress engine.
+  channel_.progress(&state->done);
 }
 
 std::optional<Status> Engine::probe(int source, int tag) {

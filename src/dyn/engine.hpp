@@ -43,6 +43,8 @@ struct Engine {
   void start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source, int tag);
   std::optional<Status> probe(int source, int tag);
   bool progress(const bool* finished = nullptr);  // see Channel::progress
+  // A fresh request state: one no request holds any more, or a new one.
+  std::shared_ptr<Request::State> new_state();
   // Rethrows a failure of the progress thread; refuses use after close().
   void check_usable() const;
   // Collective: stops the thread, finishes this rank's forwarding, waits for the other ranks.
@@ -123,6 +125,8 @@ struct Engine {
   std::map<std::pair<int, std::string>, Planned, std::less<>> trees_;
   std::map<std::pair<int, std::size_t>, Shape> shapes_;
   std::vector<int> sorted_;          // reused by start_send()
+  std::vector<std::shared_ptr<Request::State>> states_;  // see new_state()
+  std::size_t next_state_ = 0;
   std::vector<std::byte> header_;    // reused by encoded()
   std::exception_ptr failure_;
   bool closed_ = false;

@@ -259,6 +259,38 @@ TEST(Dyn, DataArrivingFirstIsHeldThenDelivered) {
   }
 }
 
+// Messages that are already waiting when their receives are posted one after another: each receive takes
+// its own message from its frame straight into its buffer, and the polling it does stops there, so the
+// messages behind it are not held (copied aside) for receives not yet posted. Many requests are alive at
+// once on the sending side, and each must report its own message. Frame slots of the default size, so
+// that every message rides inside its frame whatever HERALD_DYN_FRAME_SLOT says (a payload that follows
+// its frame keeps the receive open, and the polling goes on past it).
+TEST(Dyn, WaitingMessagesAreTakenOneByOneNotHeld) {
+  const int me = world_rank();
+  constexpr int count = 40;
+  Endpoint ep(MPI_COMM_WORLD, {.frame_slot = 16 * 1024});
+  if (me == 0) {
+    std::vector<std::vector<std::byte>> data;
+    for (int i = 0; i < count; ++i) data.push_back(pattern(0, 8, i, 100 + static_cast<std::size_t>(i)));
+    std::vector<Request> sends;
+    for (int i = 0; i < count; ++i) sends.push_back(ep.send(data[i], std::vector<int>{1}, 8));
+    for (Request& s : sends) s.wait();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // rank 1 has not polled its endpoint before this
+  if (me == 1) {
+    for (int i = 0; i < count; ++i) {
+      std::vector<std::byte> buffer(200);
+      const Status status = ep.recv(buffer, 0, 8);
+      ASSERT_EQ(status.bytes, 100 + static_cast<std::size_t>(i)) << "message " << i;
+      buffer.resize(status.bytes);
+      EXPECT_EQ(buffer, pattern(0, 8, i, status.bytes)) << "message " << i;
+    }
+    const Statistics st = ep.statistics();
+    EXPECT_EQ(st.received_held, 0u);
+    EXPECT_EQ(st.received_in_place, static_cast<std::size_t>(count));
+  }
+}
+
 TEST(Dyn, MessagesFromOneOriginKeepTheirOrder) {
   // A broadcast down a chain, then a short point-to-point message to the chain's end, then a one-byte
   // broadcast, all with one tag. The first forwarder holds the broadcast back until the point-to-point
