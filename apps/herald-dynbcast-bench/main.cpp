@@ -86,11 +86,12 @@ void run_once(Method m, const Setup& s, std::vector<std::byte>& buffer, const st
 }
 
 // In microseconds, valid on rank 0. OSU-style by default: the maximum over the ranks taking part of each
-// one's average time from leaving the barrier to finishing. With a global clock (MPI_WTIME_IS_GLOBAL, as
+// one's average time from leaving the barrier to finishing; `per_rank`, when given, receives every rank's
+// average on rank 0 (0 for ranks not taking part), which shows where the slowest rank spends its time. With a global clock (MPI_WTIME_IS_GLOBAL, as
 // in a simulation), `from_root` measures what seed 003's Figure 2 shows instead: from the root's start to
 // the last rank's finish, averaged over the iterations; late barrier exits then cannot shorten it.
 double measure(Method m, const Setup& s, std::vector<std::byte>& buffer, const std::vector<int>& recipients,
-               int iterations, bool from_root) {
+               int iterations, bool from_root, std::vector<double>* per_rank) {
   double total = 0;
   std::vector<double> starts(from_root ? iterations : 0), ends(from_root ? iterations : 0);
   for (int i = 0; i < iterations; ++i) {
@@ -113,6 +114,10 @@ double measure(Method m, const Setup& s, std::vector<std::byte>& buffer, const s
   }
   double mine = s.taking_part() ? total / iterations * 1e6 : 0.0, worst = 0;
   MPI_Reduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (per_rank) {
+    per_rank->resize(static_cast<std::size_t>(s.size));
+    MPI_Gather(&mine, 1, MPI_DOUBLE, per_rank->data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  }
   return worst;
 }
 
@@ -183,6 +188,10 @@ int run(int argc, char** argv) {
   app.add_option("--large-iterations", large_iterations, "timed broadcasts per repetition from --large-from on")
       ->capture_default_str();
   app.add_option("--csv", csv_path, "raw results, one row per repetition")->capture_default_str();
+  std::string rank_csv_path;
+  app.add_option("--rank-csv", rank_csv_path,
+                 "also write every rank's own average per repetition (OSU clock only), to see which rank is "
+                 "slowest and by how much");
   std::string algorithm, segment_text;
   app.add_option("--algorithm", algorithm,
                  "tree of the dynamic broadcast (default: HERALD_DYN_ALGORITHM, else chosen by the cost model)");
@@ -229,6 +238,8 @@ int run(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &s.size);
   if (s.size < 2) throw herald::Error(herald::Errc::invalid_argument, "needs at least 2 ranks");
   const bool from_root = clock == "root";
+  if (from_root && !rank_csv_path.empty())
+    throw herald::Error(herald::Errc::invalid_argument, "--rank-csv needs --clock osu: the root clock has one time per broadcast");
   if (from_root) {
     int* global = nullptr;
     int found = 0;
@@ -260,6 +271,12 @@ int run(int argc, char** argv) {
     csv.open(csv_path);
     csv << "ranks,bytes,recipients,method,rep,latency_us\n";
   }
+  std::ofstream rank_csv;
+  std::vector<double> per_rank;
+  if (s.rank == 0 && !rank_csv_path.empty()) {
+    rank_csv.open(rank_csv_path);
+    rank_csv << "ranks,bytes,recipients,method,rep,rank,latency_us\n";
+  }
   struct Point {
     std::size_t bytes;
     int k;
@@ -284,10 +301,15 @@ int run(int argc, char** argv) {
       Point point{bytes, k, {}};
       for (int rep = 0; rep < reps; ++rep) {
         for (Method m : methods) {
-          const double us = measure(m, s, buffer, recipients, iterations, from_root);
+          const double us = measure(m, s, buffer, recipients, iterations, from_root,
+                                    rank_csv_path.empty() ? nullptr : &per_rank);
           point.samples[m].push_back(us);
           if (s.rank == 0)
             csv << s.size << ',' << bytes << ',' << k << ',' << name(m) << ',' << rep << ',' << us << '\n';
+          if (s.rank == 0 && !rank_csv_path.empty())
+            for (int r = 0; r <= k; ++r)
+              rank_csv << s.size << ',' << bytes << ',' << k << ',' << name(m) << ',' << rep << ',' << r << ','
+                       << per_rank[static_cast<std::size_t>(r)] << '\n';
         }
       }
       points.push_back(std::move(point));
