@@ -7,7 +7,10 @@
 // and with MPI_Recv, while rank 0 waits for its sends. Each side's time per message (for rank 0, starting
 // the sends); medians over the repetitions, min and max, and the ratios to MPI. The data is checked in an
 // untimed pass first. Sizes are at most herald's inline limit, so that a message is whole in its frame
-// before its receive is posted; MPI has it whole below its own eager limit.
+// before its receive is posted; MPI has it whole below its own eager limit. Message i has tag i.
+//
+// With --held, rank 1 first polls its endpoint until the last message is there, as a progress thread
+// would: every message has then been taken out of its frame and held before its receive is posted.
 #ifdef exit
 #undef exit
 #endif
@@ -41,7 +44,7 @@ std::byte expected(std::size_t i, std::size_t at) { return static_cast<std::byte
 
 // One repetition of one method; `check` also verifies every byte received (the untimed pass).
 Times run_once(Method m, herald::dyn::Endpoint& endpoint, MPI_Comm comm, std::vector<std::vector<std::byte>>& data,
-               bool check) {
+               bool held, bool check) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const std::vector<int> to{1};
@@ -53,12 +56,13 @@ Times run_once(Method m, herald::dyn::Endpoint& endpoint, MPI_Comm comm, std::ve
     sent.reserve(data.size());
     isent.reserve(data.size());
     const double t0 = MPI_Wtime();
-    for (auto& message : data) {
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const int tag = static_cast<int>(i);
       if (m == Method::herald) {
-        sent.push_back(endpoint.send(message, to, 0));
+        sent.push_back(endpoint.send(data[i], to, tag));
       } else {
         MPI_Request request;
-        MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_BYTE, 1, 0, comm, &request);
+        MPI_Isend(data[i].data(), static_cast<int>(data[i].size()), MPI_BYTE, 1, tag, comm, &request);
         isent.push_back(request);
       }
     }
@@ -70,12 +74,17 @@ Times run_once(Method m, herald::dyn::Endpoint& endpoint, MPI_Comm comm, std::ve
     MPI_Waitall(static_cast<int>(isent.size()), isent.data(), MPI_STATUSES_IGNORE);
   }
   if (rank == 1) {
+    // A message is matchable only once every earlier one from its origin has arrived.
+    const int last = static_cast<int>(data.size()) - 1;
+    if (held && m == Method::herald)
+      while (!endpoint.iprobe(0, last)) endpoint.progress();
     const double t0 = MPI_Wtime();
-    for (auto& message : data) {
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      const int tag = static_cast<int>(i);
       if (m == Method::herald) {
-        endpoint.recv(message, 0, 0);
+        endpoint.recv(data[i], 0, tag);
       } else {
-        MPI_Recv(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE);
+        MPI_Recv(data[i].data(), static_cast<int>(data[i].size()), MPI_BYTE, 0, tag, comm, MPI_STATUS_IGNORE);
       }
     }
     t.receive = (MPI_Wtime() - t0) / static_cast<double>(data.size());
@@ -114,9 +123,16 @@ int run(int argc, char** argv) {
   std::vector<std::string> size_texts{"8", "1K"};
   int reps = 15, messages = 32;
   std::string csv_path = "late_receive.csv";
+  bool held = false;
   app.add_option("--sizes", size_texts, "message sizes (K suffix), each at most 8 KiB")->delimiter(',')->capture_default_str();
-  app.add_option("--messages", messages, "messages waiting per repetition")->capture_default_str();
+  app.add_option("--messages", messages,
+                 "messages waiting per repetition (past 64 unfinished sends, herald queues the rest on rank 0 "
+                 "until it polls)")
+      ->capture_default_str();
   app.add_option("--reps", reps, "repetitions (median, min, max over them)")->capture_default_str();
+  app.add_flag("--held", held,
+               "rank 1 polls its endpoint until every message is there before posting a receive, as a progress "
+               "thread would, so that each is held first");
   app.add_option("--csv", csv_path, "raw results, one row per repetition, side and method")->capture_default_str();
   try {
     app.parse(argc, argv);
@@ -124,7 +140,9 @@ int run(int argc, char** argv) {
     return app.exit(e);
   }
   if (reps < 1) throw herald::Error(herald::Errc::invalid_argument, "--reps must be at least 1");
-  if (messages < 1) throw herald::Error(herald::Errc::invalid_argument, "--messages must be at least 1");
+  // Message i has tag i, and every MPI allows tags up to 32767.
+  if (messages < 1 || messages > 4096)
+    throw herald::Error(herald::Errc::invalid_argument, "--messages " + std::to_string(messages) + " is not in 1..4096");
   std::vector<std::size_t> sizes;
   for (const auto& t : size_texts) {
     sizes.push_back(herald::parse_bytes(t, "--sizes"));
@@ -146,8 +164,8 @@ int run(int argc, char** argv) {
   if (rank == 0) {
     csv.open(csv_path);
     csv << "bytes,messages,side,method,rep,us_per_message\n";
-    std::printf("%d messages waiting per repetition, %d repetitions; microseconds per message: median [min, max]\n\n",
-                messages, reps);
+    std::printf("%d messages waiting per repetition%s, %d repetitions; microseconds per message: median [min, max]\n\n",
+                messages, held ? ", held by herald before their receives" : "", reps);
     std::printf("| size | send: herald | send: MPI_Isend | ratio | receive: herald | receive: MPI_Recv | ratio |\n"
                 "|---|---|---|---|---|---|---|\n");
   }
@@ -159,12 +177,12 @@ int run(int argc, char** argv) {
     };
     for (Method m : {Method::herald, Method::mpi}) {
       fill();
-      run_once(m, endpoint, comm, data, true);
+      run_once(m, endpoint, comm, data, held, true);
     }
     std::vector<double> send[2], receive[2];
     for (int rep = 0; rep < reps; ++rep) {
       for (Method m : {Method::herald, Method::mpi}) {
-        const Times t = run_once(m, endpoint, comm, data, false);
+        const Times t = run_once(m, endpoint, comm, data, held, false);
         // Rank 1's time reaches rank 0 for the table.
         double receive_time = t.receive;
         if (rank == 1) MPI_Send(&receive_time, 1, MPI_DOUBLE, 0, 1, comm);
