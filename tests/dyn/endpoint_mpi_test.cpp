@@ -261,8 +261,8 @@ TEST(Dyn, DataArrivingFirstIsHeldThenDelivered) {
 
 // Messages that are already waiting when their receives are posted one after another: each receive takes
 // its own message from its frame straight into its buffer, and the polling it does stops there, so the
-// messages behind it are not held (copied aside) for receives not yet posted. Many requests are alive at
-// once on the sending side, and each must report its own message. Frame slots of the default size, so
+// messages behind it are not held (copied aside) for receives not yet posted. More send requests are alive
+// at once than the endpoint keeps request states for reuse. Frame slots of the default size, so
 // that every message rides inside its frame whatever HERALD_DYN_FRAME_SLOT says (a payload that follows
 // its frame keeps the receive open, and the polling goes on past it).
 TEST(Dyn, WaitingMessagesAreTakenOneByOneNotHeld) {
@@ -288,6 +288,32 @@ TEST(Dyn, WaitingMessagesAreTakenOneByOneNotHeld) {
     const Statistics st = ep.statistics();
     EXPECT_EQ(st.received_held, 0u);
     EXPECT_EQ(st.received_in_place, static_cast<std::size_t>(count));
+  }
+}
+
+// More receives alive at once than the endpoint keeps request states for reuse, completed and read back in
+// the reverse order: each must keep its own status and data.
+TEST(Dyn, ManyRequestsAliveAtOnceKeepTheirOwnStatus) {
+  const int me = world_rank();
+  constexpr int count = 80;
+  Endpoint ep(MPI_COMM_WORLD);
+  auto size_of = [](int i) { return 10 + 3 * static_cast<std::size_t>(i); };
+  if (me == 0) {
+    std::vector<std::vector<std::byte>> data;
+    for (int i = 0; i < count; ++i) data.push_back(pattern(0, 11, i, size_of(i)));
+    std::vector<Request> sends;
+    for (int i = 0; i < count; ++i) sends.push_back(ep.send(data[i], std::vector<int>{1}, 11));
+    for (auto it = sends.rbegin(); it != sends.rend(); ++it) it->wait();
+  } else if (me == 1) {
+    std::vector<std::vector<std::byte>> buffers(count, std::vector<std::byte>(size_of(count)));
+    std::vector<Request> receives;
+    for (int i = 0; i < count; ++i) receives.push_back(ep.irecv(buffers[i], 0, 11));
+    for (int i = count - 1; i >= 0; --i) {
+      receives[i].wait();
+      ASSERT_EQ(receives[i].status().bytes, size_of(i)) << "receive " << i;
+      buffers[i].resize(size_of(i));
+      EXPECT_EQ(buffers[i], pattern(0, 11, i, size_of(i))) << "receive " << i;
+    }
   }
 }
 
