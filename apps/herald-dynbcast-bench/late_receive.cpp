@@ -92,9 +92,9 @@ Times run_once(Method m, herald::dyn::Endpoint& endpoint, MPI_Comm comm, std::ve
       for (std::size_t i = 0; i < data.size(); ++i)
         for (std::size_t at = 0; at < data[i].size(); ++at)
           if (data[i][at] != expected(i, at))
-            throw herald::Error(herald::Errc::invalid_argument,
-                                std::string(m == Method::herald ? "herald" : "MPI") + " delivered wrong data in message " +
-                                    std::to_string(i));
+            throw herald::Error(herald::Errc::invalid_argument, std::string(m == Method::herald ? "herald" : "MPI") +
+                                                                    " delivered wrong data in message " +
+                                                                    std::to_string(i));
   }
   return t;
 }
@@ -124,7 +124,9 @@ int run(int argc, char** argv) {
   int reps = 15, messages = 32;
   std::string csv_path = "late_receive.csv";
   bool held = false;
-  app.add_option("--sizes", size_texts, "message sizes (K suffix), each at most 8 KiB")->delimiter(',')->capture_default_str();
+  app.add_option("--sizes", size_texts, "message sizes (K suffix), each at most 8 KiB")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--messages", messages,
                  "messages waiting per repetition (past 64 unfinished sends, herald queues the rest on rank 0 "
                  "until it polls)")
@@ -142,7 +144,8 @@ int run(int argc, char** argv) {
   if (reps < 1) throw herald::Error(herald::Errc::invalid_argument, "--reps must be at least 1");
   // Message i has tag i, and every MPI allows tags up to 32767.
   if (messages < 1 || messages > 4096)
-    throw herald::Error(herald::Errc::invalid_argument, "--messages " + std::to_string(messages) + " is not in 1..4096");
+    throw herald::Error(herald::Errc::invalid_argument,
+                        "--messages " + std::to_string(messages) + " is not in 1..4096");
   std::vector<std::size_t> sizes;
   for (const auto& t : size_texts) {
     sizes.push_back(herald::parse_bytes(t, "--sizes"));
@@ -154,7 +157,8 @@ int run(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2) throw herald::Error(herald::Errc::invalid_argument, "needs exactly 2 ranks, not " + std::to_string(size));
+  if (size != 2)
+    throw herald::Error(herald::Errc::invalid_argument, "needs exactly 2 ranks, not " + std::to_string(size));
 
   // Frame slots of the default size whatever HERALD_DYN_FRAME_SLOT says, as the figures in the docs assume.
   herald::dyn::Endpoint endpoint(MPI_COMM_WORLD, {.frame_slot = 16 * 1024});

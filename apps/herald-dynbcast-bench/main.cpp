@@ -87,9 +87,10 @@ void run_once(Method m, const Setup& s, std::vector<std::byte>& buffer, const st
 
 // In microseconds, valid on rank 0. OSU-style by default: the maximum over the ranks taking part of each
 // one's average time from leaving the barrier to finishing; `per_rank`, when given, receives every rank's
-// average on rank 0 (0 for ranks not taking part), which shows where the slowest rank spends its time. With a global clock (MPI_WTIME_IS_GLOBAL, as
-// in a simulation), `from_root` measures what seed 003's Figure 2 shows instead: from the root's start to
-// the last rank's finish, averaged over the iterations; late barrier exits then cannot shorten it.
+// average on rank 0 (0 for ranks not taking part), which shows where the slowest rank spends its time.
+// With a global clock (MPI_WTIME_IS_GLOBAL, as in a simulation), `from_root` measures what seed 003's
+// Figure 2 shows instead: from the root's start to the last rank's finish, averaged over the iterations;
+// late barrier exits then cannot shorten it.
 double measure(Method m, const Setup& s, std::vector<std::byte>& buffer, const std::vector<int>& recipients,
                int iterations, bool from_root, std::vector<double>* per_rank) {
   double total = 0;
@@ -239,7 +240,8 @@ int run(int argc, char** argv) {
   if (s.size < 2) throw herald::Error(herald::Errc::invalid_argument, "needs at least 2 ranks");
   const bool from_root = clock == "root";
   if (from_root && !rank_csv_path.empty())
-    throw herald::Error(herald::Errc::invalid_argument, "--rank-csv needs --clock osu: the root clock has one time per broadcast");
+    throw herald::Error(herald::Errc::invalid_argument,
+                        "--rank-csv needs --clock osu: the root clock has one time per broadcast");
   if (from_root) {
     int* global = nullptr;
     int found = 0;
