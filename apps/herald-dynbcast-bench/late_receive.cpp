@@ -19,6 +19,7 @@
 #include <herald/error.hpp>
 
 #include "mpi_main.hpp"
+#include "statistics.hpp"
 
 #include <CLI/CLI.hpp>
 #include <mpi.h>
@@ -99,19 +100,10 @@ Times run_once(Method m, herald::dyn::Endpoint& endpoint, MPI_Comm comm, std::ve
   return t;
 }
 
-struct Summary {
-  double median = 0, min = 0, max = 0;
-};
-
-Summary summarise(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
-}
-
-// "median [min, max]" of each, then their ratio, marked not distinguishable when the ranges overlap.
-std::string cells(const Summary& a, const Summary& b) {
-  const bool apart = a.max < b.min || b.max < a.min;
+// "median [min, max]" of herald's and of MPI's repetitions, then their ratio, marked when the ranges overlap.
+std::string cells(const std::vector<double>& herald, const std::vector<double>& mpi) {
+  const herald::bench::Spread a = herald::bench::spread_of(herald), b = herald::bench::spread_of(mpi);
+  const bool apart = herald::bench::compare(a, b) != herald::bench::Verdict::not_distinguishable;
   char text[160];
   std::snprintf(text, sizeof text, "%.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] | %.2f%s", a.median, a.min, a.max, b.median,
                 b.min, b.max, a.median / b.median, apart ? "" : " (n.d.)");
@@ -147,11 +139,12 @@ int run(int argc, char** argv) {
     throw herald::Error(herald::Errc::invalid_argument,
                         "--messages " + std::to_string(messages) + " is not in 1..4096");
   std::vector<std::size_t> sizes;
+  const std::size_t max_inline = herald::dyn::Options{}.max_inline;
   for (const auto& t : size_texts) {
     sizes.push_back(herald::parse_bytes(t, "--sizes"));
-    if (sizes.back() > herald::dyn::Options{}.max_inline)
+    if (sizes.back() > max_inline)
       throw herald::Error(herald::Errc::invalid_argument,
-                          "--sizes " + t + " is above the " + std::to_string(herald::dyn::Options{}.max_inline) +
+                          "--sizes " + t + " is above the " + std::to_string(max_inline) +
                               " bytes that travel inside their frame, so it cannot wait whole for its receive");
   }
   int rank = 0, size = 0;
@@ -201,8 +194,7 @@ int run(int argc, char** argv) {
       }
     }
     if (rank == 0) {
-      std::printf("| %zu | %s | %s |\n", bytes, cells(summarise(send[0]), summarise(send[1])).c_str(),
-                  cells(summarise(receive[0]), summarise(receive[1])).c_str());
+      std::printf("| %zu | %s | %s |\n", bytes, cells(send[0], send[1]).c_str(), cells(receive[0], receive[1]).c_str());
     }
   }
   MPI_Comm_free(&comm);

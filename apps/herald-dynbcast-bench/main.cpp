@@ -15,6 +15,7 @@
 
 #include "calibration.hpp"
 #include "mpi_main.hpp"
+#include "statistics.hpp"
 
 // SimGrid's smpicxx force-includes a header that makes exit() a macro, which breaks CLI11's App::exit;
 // the benchmark returns from main() instead of calling exit(), so the plain function is all it needs.
@@ -135,12 +136,6 @@ int validate(Method m, const Setup& s, std::vector<std::byte>& buffer, const std
   int total = 0;
   MPI_Allreduce(&wrong, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   return total;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 std::string format_size(std::size_t bytes) {
@@ -329,21 +324,19 @@ int run(int argc, char** argv) {
     std::printf("| size | recipients | dyn shape | dynbcast | MPI_Bcast | naive loop | dyn / MPI_Bcast | dyn / naive |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const Point& p : points) {
+      auto spread = [&](Method m) { return herald::bench::spread_of(p.samples.at(m)); };
       auto cell = [&](Method m) {
-        const auto& v = p.samples.at(m);
+        const herald::bench::Spread v = spread(m);
         char text[96];
-        std::snprintf(text, sizeof text, "%.1f [%.1f, %.1f]", median(v), *std::min_element(v.begin(), v.end()),
-                      *std::max_element(v.begin(), v.end()));
+        std::snprintf(text, sizeof text, "%.1f [%.1f, %.1f]", v.median, v.min, v.max);
         return std::string(text);
       };
       // A ratio counts only when the two ranges do not overlap (benchmarking rule 2).
       auto ratio = [&](Method a, Method b) {
-        const auto& x = p.samples.at(a);
-        const auto& y = p.samples.at(b);
-        const bool apart = *std::max_element(x.begin(), x.end()) < *std::min_element(y.begin(), y.end()) ||
-                           *std::max_element(y.begin(), y.end()) < *std::min_element(x.begin(), x.end());
+        const herald::bench::Spread x = spread(a), y = spread(b);
+        const bool apart = herald::bench::compare(x, y) != herald::bench::Verdict::not_distinguishable;
         char text[64];
-        std::snprintf(text, sizeof text, "%.2f%s", median(x) / median(y), apart ? "" : " (n.d.)");
+        std::snprintf(text, sizeof text, "%.2f%s", x.median / y.median, apart ? "" : " (n.d.)");
         return std::string(text);
       };
       herald::dyn::Shape shape;

@@ -12,6 +12,7 @@
 #include <herald/config.hpp>
 
 #include "mpi_main.hpp"
+#include "statistics.hpp"
 
 #include <CLI/CLI.hpp>
 #include <mpi.h>
@@ -68,10 +69,6 @@ class Ring {
   int next_ = 0, unarmed_ = 0;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 int run(int argc, char** argv) {
   CLI::App app{"The dynamic broadcast's transport alone against MPI_Send/MPI_Recv, between ranks 0 and 1"};
@@ -127,9 +124,10 @@ int run(int argc, char** argv) {
           (method == 0 ? plain : framed).push_back(slower);
         }
       }
-      if (rank == 0)
-        std::printf("| %s | %.3f | %.3f | %.2f |\n", text.c_str(), median(plain), median(framed),
-                    median(framed) / median(plain));
+      if (rank == 0) {
+        const double a = herald::bench::spread_of(plain).median, b = herald::bench::spread_of(framed).median;
+        std::printf("| %s | %.3f | %.3f | %.2f |\n", text.c_str(), a, b, b / a);
+      }
     }
     MPI_Barrier(MPI_COMM_WORLD);  // both ranks are done sending before the ring's receives are cancelled
   }
