@@ -133,25 +133,27 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  if (reps < 1) throw herald::Error(herald::Errc::invalid_argument, "--reps must be at least 1");
-  // Message i has tag i, and every MPI allows tags up to 32767.
-  if (messages < 1 || messages > 4096)
-    throw herald::Error(herald::Errc::invalid_argument,
-                        "--messages " + std::to_string(messages) + " is not in 1..4096");
   std::vector<std::size_t> sizes;
-  const std::size_t max_inline = herald::dyn::Options{}.max_inline;
-  for (const auto& t : size_texts) {
-    sizes.push_back(herald::parse_bytes(t, "--sizes"));
-    if (sizes.back() > max_inline)
-      throw herald::Error(herald::Errc::invalid_argument,
-                          "--sizes " + t + " is above the " + std::to_string(max_inline) +
-                              " bytes that travel inside their frame, so it cannot wait whole for its receive");
-  }
   int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2)
-    throw herald::Error(herald::Errc::invalid_argument, "needs exactly 2 ranks, not " + std::to_string(size));
+  herald::bench::check_usage([&] {
+    if (reps < 1) throw herald::Error(herald::Errc::invalid_argument, "--reps must be at least 1");
+    // Message i has tag i, and every MPI allows tags up to 32767.
+    if (messages < 1 || messages > 4096)
+      throw herald::Error(herald::Errc::invalid_argument,
+                          "--messages " + std::to_string(messages) + " is not in 1..4096");
+    const std::size_t max_inline = herald::dyn::Options{}.max_inline;
+    for (const auto& t : size_texts) {
+      sizes.push_back(herald::parse_bytes(t, "--sizes"));
+      if (sizes.back() > max_inline)
+        throw herald::Error(herald::Errc::invalid_argument,
+                            "--sizes " + t + " is above the " + std::to_string(max_inline) +
+                                " bytes that travel inside their frame, so it cannot wait whole for its receive");
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2)
+      throw herald::Error(herald::Errc::invalid_argument, "needs exactly 2 ranks, not " + std::to_string(size));
+  });
 
   // Frame slots of the default size whatever HERALD_DYN_FRAME_SLOT says, as the figures in the docs assume.
   herald::dyn::Endpoint endpoint(MPI_COMM_WORLD, {.frame_slot = 16 * 1024});

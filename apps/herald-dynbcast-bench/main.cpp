@@ -213,8 +213,10 @@ int run(int argc, char** argv) {
     return app.exit(e);
   }
   std::vector<std::size_t> sizes;
-  for (const auto& t : size_texts) sizes.push_back(herald::parse_bytes(t, "--sizes"));
-  if (reps < 1) throw herald::Error(herald::Errc::invalid_argument, "--reps must be at least 1");
+  herald::bench::check_usage([&] {
+    for (const auto& t : size_texts) sizes.push_back(herald::parse_bytes(t, "--sizes"));
+    if (reps < 1) throw herald::Error(herald::Errc::invalid_argument, "--reps must be at least 1");
+  });
   if (!predict.empty()) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -222,34 +224,36 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  // The same fallbacks as the endpoint's: HERALD_DYN_ALGORITHM, HERALD_SEGMENT_SIZE.
-  if (algorithm.empty()) algorithm = herald::environment("HERALD_DYN_ALGORITHM").value_or("");
-  if (algorithm == "auto") algorithm.clear();
   Setup s;
-  s.send_options.algorithm = algorithm;
-  s.send_options.segment = segment_text.empty() ? herald::parameters_from_environment().segment
-                                                : herald::parse_bytes(segment_text, "--segment");
-  if (!algorithm.empty()) herald::find_algorithm(algorithm);  // refuse an unknown name before any broadcast
-  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &s.size);
-  if (s.size < 2) throw herald::Error(herald::Errc::invalid_argument, "needs at least 2 ranks");
   const bool from_root = clock == "root";
-  if (from_root && !rank_csv_path.empty())
-    throw herald::Error(herald::Errc::invalid_argument,
-                        "--rank-csv needs --clock osu: the root clock has one time per broadcast");
-  if (from_root) {
-    int* global = nullptr;
-    int found = 0;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
-    if (!found || !*global)
+  herald::bench::check_usage([&] {
+    // The same fallbacks as the endpoint's: HERALD_DYN_ALGORITHM, HERALD_SEGMENT_SIZE.
+    if (algorithm.empty()) algorithm = herald::environment("HERALD_DYN_ALGORITHM").value_or("");
+    if (algorithm == "auto") algorithm.clear();
+    s.send_options.algorithm = algorithm;
+    s.send_options.segment = segment_text.empty() ? herald::parameters_from_environment().segment
+                                                  : herald::parse_bytes(segment_text, "--segment");
+    if (!algorithm.empty()) herald::find_algorithm(algorithm);  // refuse an unknown name before any broadcast
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+    if (s.size < 2) throw herald::Error(herald::Errc::invalid_argument, "needs at least 2 ranks");
+    if (from_root && !rank_csv_path.empty())
       throw herald::Error(herald::Errc::invalid_argument,
-                          "--clock root needs a global clock, and MPI_WTIME_IS_GLOBAL is not set");
-  }
-  for (int k : recipient_counts)
-    if (k < 1 || k >= s.size)
-      throw herald::Error(herald::Errc::invalid_argument, "--recipients " + std::to_string(k) + ": the " +
-                                                              std::to_string(s.size) + " ranks allow 1 to " +
-                                                              std::to_string(s.size - 1));
+                          "--rank-csv needs --clock osu: the root clock has one time per broadcast");
+    if (from_root) {
+      int* global = nullptr;
+      int found = 0;
+      MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
+      if (!found || !*global)
+        throw herald::Error(herald::Errc::invalid_argument,
+                            "--clock root needs a global clock, and MPI_WTIME_IS_GLOBAL is not set");
+    }
+    for (int k : recipient_counts)
+      if (k < 1 || k >= s.size)
+        throw herald::Error(herald::Errc::invalid_argument, "--recipients " + std::to_string(k) + ": the " +
+                                                                std::to_string(s.size) + " ranks allow 1 to " +
+                                                                std::to_string(s.size - 1));
+  });
   if (recipient_counts.empty())
     for (int k = 1; k < s.size; ++k) recipient_counts.push_back(k);
   MPI_Comm_dup(MPI_COMM_WORLD, &s.naive);

@@ -87,16 +87,23 @@ int run(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2) throw std::invalid_argument("needs exactly 2 ranks");
-  if (reps < 1 || iterations < 1) throw std::invalid_argument("--reps and --iterations must be at least 1");
+  std::vector<std::size_t> sizes;
+  herald::bench::check_usage([&] {
+    if (size != 2) throw std::invalid_argument("needs exactly 2 ranks");
+    if (reps < 1 || iterations < 1) throw std::invalid_argument("--reps and --iterations must be at least 1");
+    for (const std::string& text : size_texts) {
+      sizes.push_back(herald::parse_bytes(text, "--sizes"));
+      if (sizes.back() + prefix_bytes > slot_bytes)
+        throw std::invalid_argument("--sizes " + text + " does not fit a slot");
+    }
+  });
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   {
     Ring ring(comm);
     if (rank == 0) std::printf("| size | MPI_Send/MPI_Recv (us) | frame + slot ring (us) | ratio |\n|---|---|---|---|\n");
-    for (const std::string& text : size_texts) {
-      const std::size_t bytes = herald::parse_bytes(text, "--sizes");
-      if (bytes + prefix_bytes > slot_bytes) throw std::invalid_argument("--sizes " + text + " does not fit a slot");
+    for (std::size_t which = 0; which < sizes.size(); ++which) {
+      const std::size_t bytes = sizes[which];
       std::vector<char> user(bytes, 'h'), frame(bytes + prefix_bytes);
       std::vector<double> plain, framed;
       for (int rep = 0; rep < reps; ++rep) {
@@ -126,7 +133,7 @@ int run(int argc, char** argv) {
       }
       if (rank == 0) {
         const double a = herald::bench::spread_of(plain).median, b = herald::bench::spread_of(framed).median;
-        std::printf("| %s | %.3f | %.3f | %.2f |\n", text.c_str(), a, b, b / a);
+        std::printf("| %s | %.3f | %.3f | %.2f |\n", size_texts[which].c_str(), a, b, b / a);
       }
     }
     MPI_Barrier(MPI_COMM_WORLD);  // both ranks are done sending before the ring's receives are cancelled
