@@ -16,8 +16,11 @@ namespace {
 constexpr Channel::HandlerId message_handler = 1;
 // Shapes priced per (group, bytes) are remembered; the table is emptied when it grows past this.
 constexpr std::size_t max_remembered_shapes = 1024;
-// Request states kept for reuse.
+// Request states, and messages passing through, kept for reuse.
 constexpr std::size_t state_pool = 32;
+constexpr std::size_t incoming_pool = 64;
+// A reused message keeps a buffer of held bytes up to this size: the pools hold at most 2 MiB of them.
+constexpr std::size_t kept_held_bytes = 32 * 1024;
 
 // Options::progress_thread, else HERALD_DYN_PROGRESS_THREAD; refused without MPI_THREAD_MULTIPLE.
 bool progress_thread_wanted(const Options& options) {
@@ -90,7 +93,9 @@ Engine::Engine(MPI_Comm comm, const Options& options)
                {.max_piece = max_piece(options),
                 .max_in_flight = options.max_in_flight,
                 .max_inline = options.max_inline,
-                .slot_bytes = frame_slot(options)}) {
+                .slot_bytes = frame_slot(options)}),
+      states_(state_pool),
+      incoming_(incoming_pool) {
   if (default_algorithm_ == "auto") default_algorithm_.clear();
   if (!default_algorithm_.empty()) tree_for(2, default_algorithm_);  // an unknown name fails here, early
   rank = channel_.rank();
@@ -128,19 +133,7 @@ void Engine::run_progress_thread(std::stop_token stop) {
 }
 
 std::shared_ptr<Request::State> Engine::new_state() {
-  // The oldest state in the pool is reused once only the pool holds it (its request and every operation
-  // it named are gone), which is usual by the time the pool has gone round: no allocation per request.
-  if (states_.size() < state_pool) return states_.emplace_back(std::make_shared<Request::State>());
-  std::shared_ptr<Request::State>& oldest = states_[next_state_];
-  next_state_ = (next_state_ + 1) % state_pool;
-  if (oldest.use_count() == 1) {
-    // The last other owner may have let go on another thread (a request destroyed without the lock).
-    std::atomic_thread_fence(std::memory_order_acquire);
-    *oldest = {};
-  } else {
-    oldest = std::make_shared<Request::State>();
-  }
-  return oldest;
+  return states_.get([](Request::State& state) { state = {}; });
 }
 
 void Engine::check_usable() const {
@@ -334,22 +327,25 @@ void Engine::on_message(const Channel::Arrival& arrival) {
   for (const RouteEntry& e : h.route) check_peer(e.rank, "routed recipient");
   if (deliver_at_once(h)) return;
 
+  // Only a message in several segments is looked up again by its origin's numbering: a whole one (most
+  // messages) is not entered there. A repeated number is the matcher's to refuse.
+  const bool whole = h.segment.offset == 0 && h.segment.length == h.total;
   std::shared_ptr<Incoming> message;
-  if (auto it = by_origin_.find({h.origin, h.seq}); it != by_origin_.end()) {
+  if (auto it = whole ? by_origin_.end() : by_origin_.find({h.origin, h.seq}); it != by_origin_.end()) {
     message = it->second;
     if (h.has_route || h.total != message->total || h.tag != message->tag)
       throw Error(Errc::invalid_argument, "segment " + where(h.origin, h.tag) + " disagrees with its message");
   } else {
     if (!h.has_route)
       throw Error(Errc::invalid_argument, "segment " + where(h.origin, h.tag) + " of a message never announced");
-    message = std::make_shared<Incoming>();
+    message = incoming_.get([](Incoming& m) { m.renew(); });
     message->id = next_id_++;
     message->origin = h.origin;
     message->tag = h.tag;
     message->seq = h.seq;
     message->total = h.total;
     message->route = std::move(h.route);
-    by_origin_.emplace(std::pair{h.origin, h.seq}, message);
+    if (!whole) by_origin_.emplace(std::pair{h.origin, h.seq}, message);
     messages_.emplace(message->id, message);
     const std::size_t blocked = matcher_.blocked();
     for (const Matcher::Match& m : matcher_.arrive(message->id, h.origin, h.seq, h.tag)) bind(m.receive, m.message);
@@ -429,9 +425,22 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
 }
 
 void Engine::hold(Incoming& message) {
-  message.held = std::make_unique_for_overwrite<std::byte[]>(message.total);
+  if (message.held_capacity < message.total) {
+    message.held = std::make_unique_for_overwrite<std::byte[]>(message.total);
+    message.held_capacity = message.total;
+  }
   message.storage = {message.held.get(), message.total};
   message.placed = true;
+}
+
+void Engine::Incoming::renew() {
+  std::unique_ptr<std::byte[]> kept = std::move(held);
+  const std::size_t capacity = held_capacity;
+  *this = {};
+  if (capacity <= kept_held_bytes) {
+    held = std::move(kept);
+    held_capacity = capacity;
+  }
 }
 
 void Engine::bind(Matcher::Id receive, Matcher::Id id) {
@@ -480,6 +489,11 @@ void Engine::settle(Incoming& m) {
     m.receive.reset();
   }
   if (m.consumed) {
+    // A large held buffer is not kept for the next message: it goes as soon as its bytes are delivered.
+    if (m.held_capacity > kept_held_bytes) {
+      m.held.reset();
+      m.held_capacity = 0;
+    }
     by_origin_.erase({m.origin, m.seq});
     messages_.erase(m.id);
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "channel.hpp"
+#include "recycler.hpp"
 
 #include <herald/dyn/endpoint.hpp>
 #include <herald/dyn/matcher.hpp>
@@ -75,12 +76,16 @@ struct Engine {
     bool zero_copy = false;           // `storage` is the receive's buffer
     std::span<std::byte> storage;     // where segments land and are forwarded from
     std::unique_ptr<std::byte[]> held;  // storage when no receive was waiting
+    std::size_t held_capacity = 0;      // bytes `held` can take
     std::size_t arrived = 0;          // bytes landed
     std::size_t forwarding = 0;       // forwards still reading `storage`
     bool consumed = false;            // matched by a receive (delivered, or refused as too long)
     bool refused = false;             // the receive's buffer is too short: it gets an error, no bytes
     std::shared_ptr<Request::State> receive;
     std::span<std::byte> user;
+
+    // As good as new for the next message, keeping a small `held` buffer for it.
+    void renew();
   };
   struct Posted {
     Matcher::Id id = 0;
@@ -125,8 +130,8 @@ struct Engine {
   std::map<std::pair<int, std::string>, Planned, std::less<>> trees_;
   std::map<std::pair<int, std::size_t>, Shape> shapes_;
   std::vector<int> sorted_;          // reused by start_send()
-  std::vector<std::shared_ptr<Request::State>> states_;  // see new_state()
-  std::size_t next_state_ = 0;
+  Recycler<Request::State> states_;
+  Recycler<Incoming> incoming_;
   std::vector<std::byte> header_;    // reused by encoded()
   std::exception_ptr failure_;
   bool closed_ = false;
