@@ -44,10 +44,10 @@ inline double work(long units) {
 constexpr long unit = 20000;  // a few milliseconds of one core
 
 // `count` phases in which process `heavy` does `factor` times the work of the others (nobody if -1),
-// each ended by `mark` unless it is null.
-inline void phases(int count, int heavy, double factor, void (*mark)()) {
+// who do `units`, each ended by `mark` unless it is null.
+inline void phases(int count, int heavy, double factor, void (*mark)(), long units = unit) {
   for (int i = 0; i < count; ++i) {
-    volatile double sink = work(world_rank() == heavy ? static_cast<long>(unit * factor) : unit);
+    volatile double sink = work(world_rank() == heavy ? static_cast<long>(units * factor) : units);
     (void)sink;
     if (mark != nullptr) mark();
   }
