@@ -5,7 +5,6 @@
 #include <herald/selector.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -434,13 +433,12 @@ void Engine::hold(Incoming& message) {
 }
 
 void Engine::Incoming::renew() {
+  // settle() has already let go of a large buffer: what is left is worth keeping.
   std::unique_ptr<std::byte[]> kept = std::move(held);
   const std::size_t capacity = held_capacity;
   *this = {};
-  if (capacity <= kept_held_bytes) {
-    held = std::move(kept);
-    held_capacity = capacity;
-  }
+  held = std::move(kept);
+  held_capacity = capacity;
 }
 
 void Engine::bind(Matcher::Id receive, Matcher::Id id) {
