@@ -1,19 +1,34 @@
-# Installs headers, libraries, a CMake package (find_package(herald)) and a pkg-config file.
+# Installs headers, libraries, a CMake package (find_package(herald), one component per library) and a
+# pkg-config file per library.
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/herald DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The libraries of every layer this build has (herald_balance, the OMPT tool, has an install rule of its own).
+# The libraries of every layer this build has, each a component of the package (its EXPORT_NAME).
 set(HERALD_INSTALL_TARGETS herald_schedule)
-foreach(target herald herald_dyn_core herald_dyn herald_pmpi)
+foreach(target herald herald_dyn_core herald_dyn herald_pmpi herald_balance)
   if(TARGET ${target})
     list(APPEND HERALD_INSTALL_TARGETS ${target})
   endif()
+endforeach()
+set(HERALD_COMPONENTS)
+foreach(target IN LISTS HERALD_INSTALL_TARGETS)
+  get_target_property(name ${target} EXPORT_NAME)
+  list(APPEND HERALD_COMPONENTS ${name})
 endforeach()
 install(TARGETS ${HERALD_INSTALL_TARGETS} EXPORT heraldTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+# The C++ runtime a C linker leaves out (libstdc++ and libm with GCC): C programs linking herald's static
+# archives need it named, in pkg-config's Libs.private and in the CMake package.
+set(HERALD_CXX_RUNTIME_LIBS ${CMAKE_CXX_IMPLICIT_LINK_LIBRARIES})
+if(CMAKE_C_IMPLICIT_LINK_LIBRARIES)
+  list(REMOVE_ITEM HERALD_CXX_RUNTIME_LIBS ${CMAKE_C_IMPLICIT_LINK_LIBRARIES})
+endif()
+list(REMOVE_DUPLICATES HERALD_CXX_RUNTIME_LIBS)
+
 set(HERALD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/herald)
 install(EXPORT heraldTargets NAMESPACE herald:: DESTINATION ${HERALD_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/heraldConfig.cmake.in
@@ -36,27 +51,75 @@ else()
   set(HERALD_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
   set(HERALD_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
-# Static archives list the dependent one last. MPI comes from the implementation's own .pc file: Open MPI
-# ships ompi-cxx (herald links MPI's C++ target), MPICH ships mpich. Any other MPI: its flags spelled out.
-set(HERALD_PC_REQUIRES "")
-set(HERALD_PC_EXTRA_CFLAGS "")
-set(HERALD_PC_LIBS " -lherald_schedule")
+
+set(HERALD_PC_RUNTIME "")
+foreach(lib IN LISTS HERALD_CXX_RUNTIME_LIBS)
+  string(APPEND HERALD_PC_RUNTIME " -l${lib}")
+endforeach()
+string(STRIP "${HERALD_PC_RUNTIME}" HERALD_PC_RUNTIME)
+
+# herald.pc: herald (MPI) and herald_schedule, or herald_schedule alone in a build without MPI. MPI comes
+# from the implementation's own C module (Debian: ompi-c for Open MPI, mpich for MPICH), as herald uses
+# MPI's C API only; any other MPI has its flags spelled out. Static archives list the dependent one first.
+set(PC_NAME herald)
+set(PC_DESCRIPTION "Fast broadcast for MPI programs and task runtimes")
+set(PC_REQUIRES "")
+set(PC_CFLAGS "-I\${includedir}")
+set(PC_LIBS "-L\${libdir} -lherald_schedule")
 set(HERALD_PC_MPI_FLAVOR none)
 if(TARGET herald)
-  set(HERALD_PC_LIBS " -lherald -lherald_schedule")
+  set(PC_LIBS "-L\${libdir} -lherald -lherald_schedule")
+  string(APPEND PC_CFLAGS " -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1")
   set(HERALD_PC_MPI_FLAVOR ${HERALD_MPI_FLAVOR})
   if(HERALD_MPI_FLAVOR STREQUAL "openmpi")
-    set(HERALD_PC_REQUIRES ompi-cxx)
+    set(PC_REQUIRES ompi-c)
   elseif(HERALD_MPI_FLAVOR STREQUAL "mpich")
-    set(HERALD_PC_REQUIRES mpich)
+    set(PC_REQUIRES mpich)
   else()
-    foreach(dir IN LISTS MPI_CXX_INCLUDE_DIRS)
-      string(APPEND HERALD_PC_EXTRA_CFLAGS " -I${dir}")
+    foreach(dir IN LISTS MPI_C_INCLUDE_DIRS)
+      string(APPEND PC_CFLAGS " -I${dir}")
     endforeach()
-    foreach(lib IN LISTS MPI_CXX_LIBRARIES)
-      string(APPEND HERALD_PC_LIBS " ${lib}")
+    foreach(lib IN LISTS MPI_C_LIBRARIES)
+      string(APPEND PC_LIBS " ${lib}")
     endforeach()
   endif()
 endif()
-configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/herald.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/herald.pc DESTINATION ${HERALD_PC_DIR})
+# A static link needs the C++ runtime after herald's archives. When herald has static archives only, a link
+# without --static picks them too, so then Libs names it as well.
+if(BUILD_SHARED_LIBS)
+  set(PC_LIBS_PRIVATE "${HERALD_PC_RUNTIME}")
+else()
+  string(APPEND PC_LIBS " ${HERALD_PC_RUNTIME}")
+  set(PC_LIBS_PRIVATE "")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald.pc @ONLY)
+set(HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald.pc)
+
+# herald-dyn.pc: the dynamic broadcast (herald_dyn and herald_dyn_core) on top of herald.pc.
+if(TARGET herald_dyn_core)
+  set(PC_NAME herald-dyn)
+  set(PC_DESCRIPTION "herald's dynamic broadcast: active messages for task runtimes")
+  set(PC_REQUIRES herald)
+  set(PC_CFLAGS "-I\${includedir}")
+  set(PC_LIBS_PRIVATE "")  # herald.pc's, which comes after
+  set(PC_LIBS "-L\${libdir} -lherald_dyn_core")
+  if(TARGET herald_dyn)
+    set(PC_LIBS "-L\${libdir} -lherald_dyn -lherald_dyn_core")
+  endif()
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-dyn.pc @ONLY)
+  list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-dyn.pc)
+endif()
+
+# herald-balance.pc: libherald_balance, always shared and self-contained (its MPI, hwloc and herald code
+# are its own dependencies); HERALD_BALANCE_LINKED makes herald_balanced() call it directly.
+if(TARGET herald_balance)
+  set(PC_NAME herald-balance)
+  set(PC_DESCRIPTION "herald's balancer of OpenMP threads between the MPI processes of a node")
+  set(PC_REQUIRES "")
+  set(PC_CFLAGS "-I\${includedir} -DHERALD_BALANCE_LINKED=1")
+  set(PC_LIBS "-L\${libdir} -lherald_balance")
+  set(PC_LIBS_PRIVATE "")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-balance.pc @ONLY)
+  list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-balance.pc)
+endif()
+install(FILES ${HERALD_PC_FILES} DESTINATION ${HERALD_PC_DIR})
