@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev                  # tests
   nlohmann-json3-dev libcli11-dev            # JSON output and command lines of the programs
   libhwloc-dev clang libomp-dev              # thread balancer: topology, OpenMP (LLVM's runtime has OMPT)
+  libclang-rt-14-dev                         # clang's libFuzzer and sanitizer runtimes: the fuzz target
   python3 python3-matplotlib                 # benchmark plots
 )
 case "$mpi" in
