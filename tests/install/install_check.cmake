@@ -1,6 +1,15 @@
-# cmake -DSETTINGS=<install_settings.cmake> -P install_consumer.cmake
-# Installs herald's build into a scratch prefix, builds examples/consumer against it twice (CMake package,
-# pkg-config) and runs both builds under mpiexec. Prints "install_consumer: passed" when all went well.
+# cmake -DSETTINGS=<install_settings.cmake> -DSTEP=<step> -P install_check.cmake
+# One step of the install tests; each prints "install <step>: passed" when all went well.
+#   install      `cmake --install` of herald's build into a scratch prefix (the other steps use it)
+#   cxx-cmake    examples/consumer (C++) with find_package(herald)
+#   cxx-pkgconfig  the same program compiled by a plain compiler command with pkg-config's flags
+#   c-cmake      examples/c-client, a C-only CMake project, with find_package(herald)
+#   c-pkgconfig  the same C program with nothing but the MPI C compiler wrapper and pkg-config
+#   balance-cmake, balance-pkgconfig   examples/balance-client with herald::balance, with herald-balance.pc
+#   static       herald built with BUILD_SHARED_LIBS=OFF (libraries only) and installed; the C program
+#                linked with `pkg-config --static` and as a C-only CMake project
+# Every program built runs under mpiexec and must report success from rank 0.
+cmake_minimum_required(VERSION 3.25)
 include(${SETTINGS})
 
 function(run what)
@@ -8,51 +17,122 @@ function(run what)
   message("${out}")
   if(NOT status EQUAL 0)
     string(REPLACE ";" " " line "${ARGN}")
-    message(FATAL_ERROR "install_consumer: ${what} failed (${status}): ${line}")
+    message(FATAL_ERROR "install ${STEP}: ${what} failed (${status}): ${line}")
   endif()
   set(output "${out}" PARENT_SCOPE)
 endfunction()
 
-# The consumer run by mpiexec on 3 ranks must report success from rank 0.
-function(run_consumer program)
-  run("running ${program}" ${MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 3 ${MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS}
+# Runs program on `ranks` ranks; rank 0 must print `expected`.
+function(run_program program ranks expected)
+  run("running ${program}" ${MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS}
       ${program} ${MPIEXEC_POSTFLAGS})
-  if(NOT output MATCHES "herald-consumer: ok ranks=3")
-    message(FATAL_ERROR "install_consumer: ${program} did not report success")
+  if(NOT output MATCHES "${expected}")
+    message(FATAL_ERROR "install ${STEP}: ${program} did not print '${expected}'")
   endif()
 endfunction()
 
+# Configures and builds examples/<example> against <prefix> with find_package(herald).
+function(build_with_cmake example prefix build)
+  string(REPLACE ";" " " flags "${CONSUMER_FLAGS}")
+  file(REMOVE_RECURSE ${build})
+  run("configuring ${example}" ${CMAKE_COMMAND} --no-warn-unused-cli -S ${EXAMPLES_DIR}/${example} -B ${build}
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+  run("building ${example}" ${CMAKE_COMMAND} --build ${build})
+endfunction()
+
+# pkg-config's answer for the modules of <prefix>, as a list of arguments.
+function(pkg_config prefix)
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/${INSTALL_LIBDIR}/pkgconfig)
+  run("pkg-config ${ARGN}" ${PKG_CONFIG} ${ARGN})
+  separate_arguments(flags UNIX_COMMAND "${output}")
+  set(pc_flags ${flags} PARENT_SCOPE)
+endfunction()
+
 set(prefix ${WORK_DIR}/prefix)
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
+set(work ${WORK_DIR}/${STEP})
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+# The programs find herald's shared libraries in the scratch prefix as a user's would: by their RPATH.
+set(rpath -Wl,-rpath,${prefix}/${INSTALL_LIBDIR})
 
-run("cmake --install" ${CMAKE_COMMAND} --install ${HERALD_BUILD_DIR} --prefix ${prefix})
-foreach(file include/herald/bcast.hpp include/herald/herald.h ${INSTALL_LIBDIR}/cmake/herald/heraldConfig.cmake
-             ${INSTALL_LIBDIR}/pkgconfig/herald.pc)
-  if(NOT EXISTS ${prefix}/${file})
-    message(FATAL_ERROR "install_consumer: ${file} was not installed")
+if(STEP STREQUAL "install")
+  file(REMOVE_RECURSE ${prefix})
+  run("cmake --install" ${CMAKE_COMMAND} --install ${HERALD_BUILD_DIR} --prefix ${prefix})
+  set(expected include/herald/bcast.hpp include/herald/herald.h ${INSTALL_LIBDIR}/cmake/herald/heraldConfig.cmake
+      ${INSTALL_LIBDIR}/pkgconfig/herald.pc ${INSTALL_LIBDIR}/pkgconfig/herald-dyn.pc)
+  if(HAVE_BALANCE)
+    list(APPEND expected ${INSTALL_LIBDIR}/pkgconfig/herald-balance.pc)
   endif()
-endforeach()
+  foreach(file IN LISTS expected)
+    if(NOT EXISTS ${prefix}/${file})
+      message(FATAL_ERROR "install ${STEP}: ${file} was not installed")
+    endif()
+  endforeach()
+  pkg_config(${prefix} --modversion herald)
+  if(NOT pc_flags STREQUAL HERALD_VERSION)
+    message(FATAL_ERROR "install ${STEP}: pkg-config reports version '${pc_flags}', expected ${HERALD_VERSION}")
+  endif()
+  # herald-dyn.pc resolves (it requires herald.pc) and names both dyn libraries.
+  pkg_config(${prefix} --libs herald-dyn)
+  if(NOT "-lherald_dyn" IN_LIST pc_flags OR NOT "-lherald_dyn_core" IN_LIST pc_flags)
+    message(FATAL_ERROR "install ${STEP}: pkg-config --libs herald-dyn gives '${pc_flags}'")
+  endif()
 
-# 1. CMake: find_package(herald) from the installed prefix only (the package finds its own MPI).
-string(REPLACE ";" " " flags "${CONSUMER_FLAGS}")
-run("configuring the consumer" ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/consumer-cmake
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-    "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
-run("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-cmake)
-run_consumer(${WORK_DIR}/consumer-cmake/herald-consumer)
+elseif(STEP STREQUAL "cxx-cmake")
+  build_with_cmake(consumer ${prefix} ${work}/build)
+  run_program(${work}/build/herald-consumer 3 "herald-consumer: ok ranks=3")
 
-# 2. pkg-config: a plain compiler command line, as a Makefile would write it.
-set(ENV{PKG_CONFIG_PATH} ${prefix}/${INSTALL_LIBDIR}/pkgconfig)
-run("pkg-config --modversion" ${PKG_CONFIG} --modversion herald)
-string(STRIP "${output}" version)
-if(NOT version STREQUAL HERALD_VERSION)
-  message(FATAL_ERROR "install_consumer: pkg-config reports version '${version}', expected ${HERALD_VERSION}")
+elseif(STEP STREQUAL "cxx-pkgconfig")
+  # A plain compiler command line, as a Makefile would write it.
+  pkg_config(${prefix} --cflags --libs herald)
+  run("compiling with pkg-config flags" ${CXX_COMPILER} -std=c++20 ${CONSUMER_FLAGS}
+      ${EXAMPLES_DIR}/consumer/main.cpp ${pc_flags} ${rpath} -o ${work}/herald-consumer)
+  run_program(${work}/herald-consumer 3 "herald-consumer: ok ranks=3")
+
+elseif(STEP STREQUAL "c-cmake")
+  build_with_cmake(c-client ${prefix} ${work}/build)
+  run_program(${work}/build/herald-c-client 3 "herald-c-client: ok ranks=3")
+
+elseif(STEP STREQUAL "c-pkgconfig")
+  pkg_config(${prefix} --cflags --libs herald)
+  run("compiling with mpicc and pkg-config" ${MPI_C_COMPILER} ${CONSUMER_FLAGS}
+      ${EXAMPLES_DIR}/c-client/client.c ${pc_flags} ${rpath} -o ${work}/herald-c-client)
+  run_program(${work}/herald-c-client 3 "herald-c-client: ok ranks=3")
+
+elseif(STEP STREQUAL "balance-cmake")
+  build_with_cmake(balance-client ${prefix} ${work}/build)
+  run_program(${work}/build/herald-balance-client 2 "herald-balance-client: ok ranks=2")
+
+elseif(STEP STREQUAL "balance-pkgconfig")
+  pkg_config(${prefix} --cflags --libs herald-balance)
+  run("compiling with mpicc and pkg-config" ${MPI_C_COMPILER} ${CONSUMER_FLAGS}
+      ${EXAMPLES_DIR}/balance-client/main.c ${pc_flags} ${rpath} -o ${work}/herald-balance-client)
+  run_program(${work}/herald-balance-client 2 "herald-balance-client: ok ranks=2")
+
+elseif(STEP STREQUAL "static")
+  # Only the libraries, with this build's compilers and MPI.
+  set(static_prefix ${work}/prefix)
+  run("configuring a static herald" ${CMAKE_COMMAND} -S ${HERALD_SOURCE_DIR} -B ${work}/herald
+      -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DHERALD_BUILD_TESTS=OFF -DHERALD_BUILD_APPS=OFF
+      -DHERALD_WITH_BALANCE=OFF -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      -DMPI_C_COMPILER=${MPI_C_COMPILER} -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER} -DMPIEXEC_EXECUTABLE=${MPIEXEC})
+  run("building a static herald" ${CMAKE_COMMAND} --build ${work}/herald --parallel ${BUILD_JOBS})
+  run("installing a static herald" ${CMAKE_COMMAND} --install ${work}/herald --prefix ${static_prefix})
+  file(GLOB shared ${static_prefix}/${INSTALL_LIBDIR}/libherald.so*)
+  if(shared)
+    message(FATAL_ERROR "install ${STEP}: BUILD_SHARED_LIBS=OFF installed ${shared}")
+  endif()
+  # The instrumented archives would need the sanitizer runtimes: this step builds without them.
+  pkg_config(${static_prefix} --static --cflags --libs herald)
+  run("compiling with mpicc and pkg-config --static" ${MPI_C_COMPILER}
+      ${EXAMPLES_DIR}/c-client/client.c ${pc_flags} -o ${work}/herald-c-client)
+  run_program(${work}/herald-c-client 2 "herald-c-client: ok ranks=2")
+  set(CONSUMER_FLAGS "")
+  build_with_cmake(c-client ${static_prefix} ${work}/c-cmake)
+  run_program(${work}/c-cmake/herald-c-client 2 "herald-c-client: ok ranks=2")
+
+else()
+  message(FATAL_ERROR "install_check.cmake: unknown STEP '${STEP}'")
 endif()
-run("pkg-config --cflags --libs" ${PKG_CONFIG} --cflags --libs herald)
-separate_arguments(pc_flags UNIX_COMMAND "${output}")
-run("compiling with pkg-config flags" ${CXX_COMPILER} -std=c++20 ${CONSUMER_FLAGS}
-    ${CONSUMER_SOURCE_DIR}/main.cpp ${pc_flags} -o ${WORK_DIR}/herald-consumer-pkgconfig)
-run_consumer(${WORK_DIR}/herald-consumer-pkgconfig)
-
-message("install_consumer: passed")
+message("install ${STEP}: passed")
