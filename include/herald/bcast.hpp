@@ -6,7 +6,8 @@
 //
 // herald never sends on the caller's communicator: each call runs on a duplicate cached on it, with a tag
 // taken from a per-communicator sequence number, so overlapping ibcasts never cross. As with MPI_Bcast,
-// every rank of `comm` must call with the same root, byte count and options, in the same order.
+// every rank of `comm` must call with the same root, byte count and options, in the same order. Calls on
+// distinct communicators may come from several threads at once under MPI_THREAD_MULTIPLE.
 #pragma once
 
 #include <herald/schedule.hpp>
@@ -31,7 +32,8 @@ struct Options {
 };
 
 // Broadcasts `buffer` from `root` to every rank of `comm`. Throws herald::Error before any byte moves on
-// bad input (MPI_COMM_NULL, invalid root, unknown algorithm or parameter).
+// bad input (MPI_COMM_NULL, invalid root, unknown algorithm or parameter), and Errc::truncated where a rank
+// receives more or fewer bytes than its own count (the ranks passed different counts).
 void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options = {});
 
 // A broadcast in flight. Move-only; destroying an unfinished request waits for it.
@@ -53,6 +55,7 @@ class Request {
   bool active() const noexcept;
 
  private:
+  void abandon() noexcept;
   std::unique_ptr<State> state_;
 };
 

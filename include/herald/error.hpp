@@ -13,8 +13,10 @@ enum class Errc {
   invalid_buffer,     // null buffer with a non-zero count
   unknown_algorithm,  // a name that is not in the algorithm table
   invalid_schedule,   // a schedule that fails its checks (generator bug)
-  truncated,          // a message larger than the buffer meant for it
+  truncated,          // a message larger or smaller than the buffer meant for it (counts differ between ranks)
   mpi,                // an MPI call returned an error
+  invalid_count,      // a negative element count
+  invalid_datatype,   // MPI_DATATYPE_NULL, or a datatype not committed
 };
 
 // Short, stable name of a code ("invalid_root"), for messages and tests.

@@ -12,6 +12,8 @@ const char* to_string(Errc code) noexcept {
     case Errc::invalid_schedule: return "invalid_schedule";
     case Errc::truncated: return "truncated";
     case Errc::mpi: return "mpi";
+    case Errc::invalid_count: return "invalid_count";
+    case Errc::invalid_datatype: return "invalid_datatype";
   }
   return "unknown";
 }

@@ -1,10 +1,19 @@
 // MPI_Bcast and MPI_Ibcast on herald, through the MPI profiling interface.
 //
 // MPI_Ibcast returns a generalized request (MPI_Grequest_start). MPI gives generalized requests no progress
-// hook, so the completion calls (MPI_Wait, MPI_Test and their all/any/some forms) are intercepted too: they
-// advance herald's broadcasts in flight, mark the finished ones complete, then hand over to the MPI library.
-// Herald's own traffic uses the PMPI entry points and never comes back here.
-// Assumes the MPI_THREAD_SINGLE/FUNNELED/SERIALIZED models: one thread in MPI at a time.
+// hook, so every call that can complete a request (MPI_Wait, MPI_Test and their all/any/some forms,
+// MPI_Request_get_status) is intercepted too: it advances herald's broadcasts in flight, marks the finished
+// ones complete, then hands over to the MPI library. MPI_Finalize first completes what is still in flight, so
+// nothing of herald's reaches MPI after it. Herald's own traffic uses the PMPI entry points and never comes
+// back here.
+//
+// Threads: the table of broadcasts in flight has a mutex. Under MPI_THREAD_MULTIPLE a wait that finds herald
+// work in flight polls instead of blocking, so each waiting thread keeps every broadcast moving.
+//
+// MPI_Error_string is answered for herald's own error codes, so its messages show whatever the MPI library
+// does with strings added to its predefined error classes.
+#include "../coll/mpi/errors.hpp"
+#include "../core/mpi/check.hpp"
 #include "../coll/mpi/typed.hpp"
 
 #include <herald/bcast.hpp>
@@ -12,26 +21,40 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace {
 
-struct Pending {
-  herald::mpi::TypedBuffer data;
-  herald::Request request;
+// What a generalized request reports when it completes; owned by MPI's request (freed by release()).
+struct Outcome {
+  int error = MPI_SUCCESS;
 };
 
-int query(void*, MPI_Status* status) {
+int query(void* extra, MPI_Status* status) {
   MPI_Status_set_elements(status, MPI_BYTE, 0);
   MPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_UNDEFINED;
   status->MPI_TAG = MPI_UNDEFINED;
+  return static_cast<Outcome*>(extra)->error;
+}
+int release(void* extra) {
+  delete static_cast<Outcome*>(extra);
   return MPI_SUCCESS;
 }
-int release(void*) { return MPI_SUCCESS; }
-int cancel(void*, int complete) { return complete ? MPI_SUCCESS : MPI_ERR_OTHER; }
+// A broadcast cannot be cancelled: it goes on, and MPI_Test_cancelled says false (as for a send that has
+// already been matched).
+int cancel(void*, int) { return MPI_SUCCESS; }
+
+struct Pending {
+  herald::mpi::TypedRequest typed;
+  Outcome* outcome;  // owned by the generalized request
+};
 
 // The library's one object: broadcasts in flight by their generalized request, and counters.
 class Interceptor {
@@ -43,36 +66,72 @@ class Interceptor {
 
   bool log() const noexcept { return log_; }
   long long calls() const noexcept { return calls_; }
-  void count() noexcept { ++calls_; }
+  void count() noexcept {
+    const std::lock_guard lock(mutex_);
+    ++calls_;
+  }
 
-  void add(MPI_Request request, std::unique_ptr<Pending> pending) { pending_.emplace(request, std::move(pending)); }
-  bool idle() const noexcept { return pending_.empty(); }
+  void add(MPI_Request request, std::unique_ptr<Pending> pending) {
+    const std::lock_guard lock(mutex_);
+    pending_.emplace(request, std::move(pending));
+  }
+  bool idle() {
+    const std::lock_guard lock(mutex_);
+    return pending_.empty();
+  }
 
-  // Advances every broadcast in flight without blocking; completes the finished ones.
+  // Advances every broadcast in flight without blocking; completes the finished ones (with the error a
+  // failed one met, which MPI_Wait or MPI_Test then returns).
   void progress() {
+    const std::lock_guard lock(mutex_);
     for (auto it = pending_.begin(); it != pending_.end();) {
-      if (it->second->request.test()) {
-        it->second->data.finish();
-        const MPI_Request request = it->first;
-        it = pending_.erase(it);
-        PMPI_Grequest_complete(request);
-      } else {
-        ++it;
+      Pending& p = *it->second;
+      bool done = false;
+      try {
+        done = p.typed.test();
+      } catch (const herald::Error& e) {
+        p.outcome->error = herald::mpi::error_code(e);
+        done = true;
       }
+      if (!done) {
+        ++it;
+        continue;
+      }
+      MPI_Request request = it->first;
+      it = pending_.erase(it);
+      PMPI_Grequest_complete(request);
+    }
+  }
+
+  // Polls `done` while herald has broadcasts in flight; blocks in `wait` otherwise. Either returns MPI's code.
+  template <class Done, class Wait>
+  int wait_for(Done&& done, Wait&& wait) {
+    for (;;) {
+      if (idle()) return wait();
+      progress();
+      int finished = 0;
+      const int rc = done(finished);
+      if (rc != MPI_SUCCESS || finished) return rc;
+      if (multithreaded_) std::this_thread::yield();
     }
   }
 
  private:
-  Interceptor() : log_(herald::environment("HERALD_PMPI_LOG").value_or("0") != "0") {}
+  Interceptor() : log_(herald::environment("HERALD_PMPI_LOG").value_or("0") != "0") {
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    multithreaded_ = level == MPI_THREAD_MULTIPLE;
+    herald::mpi::error_strings_intercepted();
+  }
+  std::mutex mutex_;
   bool log_;
+  bool multithreaded_ = false;
   long long calls_ = 0;
   std::unordered_map<MPI_Request, std::unique_ptr<Pending>> pending_;
 };
 
 void note(const char* call, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  Interceptor& self = Interceptor::get();
-  self.count();
-  if (!self.log()) return;
+  if (!Interceptor::get().log()) return;
   int rank = 0, type_size = 0, size = 0;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
@@ -99,45 +158,39 @@ long long herald_pmpi_calls(void) { return Interceptor::get().calls(); }
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (intercommunicator(comm)) return PMPI_Bcast(buffer, count, datatype, root, comm);
   try {
-    herald::mpi::TypedBuffer data(buffer, count, datatype, root, comm);
+    Interceptor::get().count();
+    herald::mpi::typed_bcast(buffer, count, datatype, root, comm, "");
     note("MPI_Bcast", count, datatype, root, comm);
-    herald::bcast(data.bytes(), root, comm);
-    data.finish();
     return MPI_SUCCESS;
-  } catch (const herald::Error& e) {
-    return herald::mpi::report(comm, e);
+  } catch (...) {
+    return herald::mpi::report_exception(comm);
   }
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   if (intercommunicator(comm)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-  if (request == nullptr) return herald::mpi::report(comm, herald::Error(herald::Errc::invalid_argument,
-                                                                         "MPI_Ibcast: the request pointer is null"));
   try {
-    auto pending = std::make_unique<Pending>(Pending{{buffer, count, datatype, root, comm}, {}});
+    Interceptor& self = Interceptor::get();
+    self.count();
+    if (request == nullptr)
+      throw herald::Error(herald::Errc::invalid_argument, "MPI_Ibcast: the request pointer is null");
+    auto outcome = std::make_unique<Outcome>();
+    auto pending = std::make_unique<Pending>(
+        Pending{herald::mpi::typed_ibcast(buffer, count, datatype, root, comm), outcome.get()});
     note("MPI_Ibcast", count, datatype, root, comm);
-    pending->request = herald::ibcast(pending->data.bytes(), root, comm);
-    int rc = PMPI_Grequest_start(query, release, cancel, nullptr, request);
-    if (rc != MPI_SUCCESS) return rc;
-    Interceptor::get().add(*request, std::move(pending));
-    Interceptor::get().progress();
+    herald::mpi::check(PMPI_Grequest_start(query, release, cancel, outcome.get(), request), "MPI_Grequest_start");
+    outcome.release();  // the generalized request owns it now
+    self.add(*request, std::move(pending));
+    self.progress();
     return MPI_SUCCESS;
-  } catch (const herald::Error& e) {
-    return herald::mpi::report(comm, e);
+  } catch (...) {
+    return herald::mpi::report_exception(comm);
   }
 }
 
-// While herald broadcasts are in flight, every wait polls: it must keep forwarding them (another rank may
-// wait for one before it sends what this wait needs), and a herald request completes only through progress().
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  Interceptor& self = Interceptor::get();
-  if (self.idle()) return PMPI_Wait(request, status);
-  for (;;) {
-    self.progress();
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
+  return Interceptor::get().wait_for([&](int& done) { return PMPI_Test(request, &done, status); },
+                                     [&] { return PMPI_Wait(request, status); });
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
@@ -145,15 +198,14 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   return PMPI_Test(request, flag, status);
 }
 
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  Interceptor::get().progress();
+  return PMPI_Request_get_status(request, flag, status);
+}
+
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  Interceptor& self = Interceptor::get();
-  if (self.idle()) return PMPI_Waitall(count, requests, statuses);
-  for (;;) {
-    self.progress();
-    int flag = 0;
-    const int rc = PMPI_Testall(count, requests, &flag, statuses);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
+  return Interceptor::get().wait_for([&](int& done) { return PMPI_Testall(count, requests, &done, statuses); },
+                                     [&] { return PMPI_Waitall(count, requests, statuses); });
 }
 
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
@@ -162,14 +214,8 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-  Interceptor& self = Interceptor::get();
-  if (self.idle()) return PMPI_Waitany(count, requests, index, status);
-  for (;;) {
-    self.progress();
-    int flag = 0;
-    const int rc = PMPI_Testany(count, requests, index, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
+  return Interceptor::get().wait_for([&](int& done) { return PMPI_Testany(count, requests, index, &done, status); },
+                                     [&] { return PMPI_Waitany(count, requests, index, status); });
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
@@ -178,18 +224,43 @@ int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_St
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
-  Interceptor& self = Interceptor::get();
-  if (self.idle()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  for (;;) {
-    self.progress();
-    const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-  }
+  return Interceptor::get().wait_for(
+      [&](int& done) {
+        const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+        done = *outcount != 0;  // MPI_UNDEFINED (no active request) ends the wait too
+        return rc;
+      },
+      [&] { return PMPI_Waitsome(incount, requests, outcount, indices, statuses); });
 }
 
 int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   Interceptor::get().progress();
   return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Finalize(void) {
+  Interceptor& self = Interceptor::get();
+  while (!self.idle()) self.progress();
+  return PMPI_Finalize();
+}
+
+int MPI_Error_string(int code, char* text, int* length) {
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized && !finalized && text != nullptr && length != nullptr) {
+    try {
+      if (const auto message = herald::mpi::message_of(code)) {
+        const std::size_t n = std::min(message->size(), static_cast<std::size_t>(MPI_MAX_ERROR_STRING - 1));
+        std::memcpy(text, message->data(), n);
+        text[n] = '\0';
+        *length = static_cast<int>(n);
+        return MPI_SUCCESS;
+      }
+    } catch (...) {
+    }
+  }
+  return PMPI_Error_string(code, text, length);
 }
 
 }  // extern "C"

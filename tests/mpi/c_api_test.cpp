@@ -65,7 +65,7 @@ TEST(CApi, ErrorsAreMpiErrorCodes) {
     return c;
   };
   EXPECT_EQ(cls(herald_bcast(&x, 1, MPI_INT, size_of(), MPI_COMM_WORLD)), MPI_ERR_ROOT);
-  EXPECT_EQ(cls(herald_bcast(&x, -1, MPI_INT, 0, MPI_COMM_WORLD)), MPI_ERR_ARG);
+  EXPECT_EQ(cls(herald_bcast(&x, -1, MPI_INT, 0, MPI_COMM_WORLD)), MPI_ERR_COUNT);
   EXPECT_EQ(cls(herald_bcast(nullptr, 3, MPI_INT, 0, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
   EXPECT_EQ(cls(herald_bcast(&x, 1, MPI_INT, 0, MPI_COMM_NULL)), MPI_ERR_COMM);
   EXPECT_EQ(cls(herald_bcast_algorithm(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, "nope")), MPI_ERR_ARG);

@@ -1,21 +1,17 @@
-// The C API: MPI_Bcast's signature over herald::bcast.
+// The C API: MPI_Bcast's signature over herald's broadcasts.
+#include "errors.hpp"
 #include "typed.hpp"
 
-#include <herald/bcast.hpp>
 #include <herald/herald.h>
 
 namespace {
 
 int typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, const char* algorithm) {
   try {
-    herald::mpi::TypedBuffer data(buffer, count, type, root, comm);
-    herald::bcast(data.bytes(), root, comm, {.algorithm = algorithm ? algorithm : ""});
-    data.finish();
+    herald::mpi::typed_bcast(buffer, count, type, root, comm, algorithm ? algorithm : "");
     return MPI_SUCCESS;
-  } catch (const herald::Error& e) {
-    return herald::mpi::report(comm, e);
-  } catch (const std::bad_alloc&) {
-    return herald::mpi::report(comm, herald::Error(herald::Errc::invalid_argument, "out of memory"));
+  } catch (...) {
+    return herald::mpi::report_exception(comm);
   }
 }
 

@@ -11,17 +11,23 @@ namespace {
 // Plans are small, but a program sweeping sizes would grow the cache without bound.
 constexpr std::size_t max_plans = 64;
 
+// The attribute's value: one reference to the state; broadcasts in flight hold others.
+using StateHandle = std::shared_ptr<CommState>;
+
 }  // namespace
 
-// Runs when the user's communicator is freed (or at MPI_Finalize): the attribute owns its state.
+bool finalized() noexcept {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done != 0;
+}
+
+// Runs when the user's communicator is freed (or at MPI_Finalize): drops the attribute's reference.
 int forget_state(MPI_Comm user, int, void* attribute, void*) {
   Context& context = Context::get();
-  if (context.last_state_ == attribute) {
-    context.last_comm_ = MPI_COMM_NULL;  // a later communicator may reuse the handle
-    context.last_state_ = nullptr;
-  }
+  const auto lock = context.lock();
   std::erase(context.users_, user);
-  delete static_cast<CommState*>(attribute);
+  delete static_cast<StateHandle*>(attribute);
   return MPI_SUCCESS;
 }
 
@@ -29,6 +35,7 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
 // cached on communicators the program never freed, such as MPI_COMM_WORLD, and the keyvals.
 int release_all(MPI_Comm, int, void*, void*) {
   Context& context = Context::get();
+  const auto lock = context.lock();
   while (!context.users_.empty()) {
     const MPI_Comm user = context.users_.back();
     MPI_Comm_delete_attr(user, context.keyval_);  // runs forget_state, which drops it from the list
@@ -60,20 +67,42 @@ MPI_Comm intracommunicator(MPI_Comm user) {
 
 }  // namespace
 
-CommState::CommState(MPI_Comm user) : dup_(intracommunicator(user)), rank_(dup_.rank()), size_(dup_.size()) {
-  // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
-  HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
+CommState::CommState(MPI_Comm user) {
+  HERALD_MPI(MPI_Comm_rank(intracommunicator(user), &rank_));
+  HERALD_MPI(MPI_Comm_size(user, &size_));
+  // MPI_TAG_UB is the same on every communicator; MPI_COMM_WORLD always has it, even before the duplicate.
   int* tag_ub = nullptr;
   int found = 0;
-  HERALD_MPI(MPI_Comm_get_attr(dup_.get(), MPI_TAG_UB, &tag_ub, &found));
+  HERALD_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found));
   if (found && tag_ub != nullptr && *tag_ub > 0) tag_limit_ = *tag_ub;
+  dup_.start_dup(user, setup_);
+}
+
+CommState::~CommState() {
+  // A duplicate still being made cannot be freed: let it finish (every rank started it, so it will).
+  if (setup_ != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&setup_, MPI_STATUS_IGNORE);
+}
+
+bool CommState::ready() {
+  if (setup_ == MPI_REQUEST_NULL) return true;
+  int done = 0;
+  HERALD_MPI(PMPI_Test(&setup_, &done, MPI_STATUS_IGNORE));
+  // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
+  if (done) HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
+  return done != 0;
+}
+
+void CommState::wait_ready() {
+  if (setup_ == MPI_REQUEST_NULL) return;
+  HERALD_MPI(PMPI_Wait(&setup_, MPI_STATUS_IGNORE));
+  HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
 }
 
 int CommState::next_tag() noexcept {
   return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_));
 }
 
-const std::shared_ptr<Plan>& CommState::plan(const PlanKey& key) {
+std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   if (last_plan_ && key == last_key_) return last_plan_;
   last_key_ = key;
   if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
@@ -91,18 +120,26 @@ Context& Context::get() {
   return context;
 }
 
-Context::Context()
-    : default_algorithm_(environment("HERALD_ALGORITHM").value_or("auto")),
-      parameters_(parameters_from_environment()),
-      model_(cost_model_from_environment()),
-      message_limit_(max_message_bytes) {
-  if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
-  if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
-    message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");
-    if (message_limit_ == 0 || message_limit_ > max_message_bytes)
-      throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *v + "' must be in 1.." +
-                                              std::to_string(max_message_bytes));
+Context::Context() : message_limit_(max_message_bytes) {
+  try {
+    default_algorithm_ = environment("HERALD_ALGORITHM").value_or("auto");
+    if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
+    parameters_ = parameters_from_environment();
+    model_ = cost_model_from_environment();
+    if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
+      message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");
+      if (message_limit_ == 0 || message_limit_ > max_message_bytes)
+        throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *v + "' must be in 1.." +
+                                                std::to_string(max_message_bytes));
+    }
+  } catch (const Error& e) {
+    settings_error_ = e;
   }
+  int level = MPI_THREAD_SINGLE;
+  HERALD_MPI(MPI_Query_thread(&level));
+  multithreaded_ = level == MPI_THREAD_MULTIPLE;
+  self_ = Communicator(MPI_COMM_SELF);
+  HERALD_MPI(MPI_Comm_set_errhandler(self_.get(), MPI_ERRORS_RETURN));
   HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_state, &keyval_, nullptr));
   HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_all, &finalize_keyval_, nullptr));
   HERALD_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval_, nullptr));
@@ -113,20 +150,16 @@ void Context::forward_all() {
   std::erase_if(forwarders_, [](Forwarder* f) { return f->forward(); });
 }
 
-CommState& Context::state(MPI_Comm user) {
-  if (user == last_comm_) return *last_state_;
+std::shared_ptr<CommState> Context::state(MPI_Comm user) {
+  if (user == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
   void* value = nullptr;
   int found = 0;
   HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
-  if (!found) {
-    auto state = std::make_unique<CommState>(user);
-    HERALD_MPI(MPI_Comm_set_attr(user, keyval_, state.get()));
-    value = state.release();  // owned by the attribute from here on
-    users_.push_back(user);
-  }
-  last_comm_ = user;
-  last_state_ = static_cast<CommState*>(value);
-  return *last_state_;
+  if (found) return *static_cast<StateHandle*>(value);
+  auto handle = std::make_unique<StateHandle>(std::make_shared<CommState>(user));
+  HERALD_MPI(MPI_Comm_set_attr(user, keyval_, handle.get()));
+  users_.push_back(user);
+  return *handle.release();  // the attribute owns the handle from here on
 }
 
 const AlgorithmInfo* Context::algorithm(std::string_view name, bool& native) {

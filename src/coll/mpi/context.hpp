@@ -1,6 +1,10 @@
 // herald's per-process state: the configuration read once from HERALD_* variables, and for each user
 // communicator a private duplicate, a tag sequence and a cache of compiled plans (kept as an MPI attribute, so it
 // goes away with the communicator).
+//
+// Threads: every piece of state here is guarded by the context's one mutex, held only across non-blocking
+// work. Under MPI_THREAD_MULTIPLE herald never blocks inside MPI at all (it polls, releasing the mutex between
+// polls), so any thread inside herald keeps every broadcast in flight moving and no thread waits on another.
 #pragma once
 
 #include "../../core/mpi/check.hpp"
@@ -9,9 +13,11 @@
 #include <herald/simulator.hpp>
 
 #include <cstdint>
-#include <string_view>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,20 +35,32 @@ struct PlanKeyHash {
   std::size_t operator()(const PlanKey& k) const noexcept;
 };
 
+// herald's side of one user communicator. The private duplicate is made with MPI_Comm_idup, so that the first
+// call on a communicator, MPI_Ibcast included, stays local: broadcasts started before the duplicate is ready
+// post their messages once it is (ready()).
 class CommState {
  public:
   explicit CommState(MPI_Comm user);
-  MPI_Comm comm() const noexcept { return dup_.get(); }
+  ~CommState();
+  CommState(const CommState&) = delete;
+  CommState& operator=(const CommState&) = delete;
+
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  // True once the private communicator can carry messages; tests the duplication without blocking.
+  bool ready();
+  // Blocks until ready() (single-threaded use only: under MPI_THREAD_MULTIPLE herald polls ready()).
+  void wait_ready();
+  // The private communicator; only once ready().
+  MPI_Comm comm() const noexcept { return dup_.get(); }
   // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
   int next_tag() noexcept;
-  // The compiled plan for this shape ("auto" resolved), built on first use. The reference stays valid
-  // until the next call of plan() on this communicator.
-  const std::shared_ptr<Plan>& plan(const PlanKey& key);
+  // The compiled plan for this shape ("auto" resolved), built on first use.
+  std::shared_ptr<Plan> plan(const PlanKey& key);
 
  private:
   Communicator dup_;
+  MPI_Request setup_ = MPI_REQUEST_NULL;  // the MPI_Comm_idup in flight
   int rank_ = 0, size_ = 1;
   int tag_limit_ = 32767;
   std::uint32_t sequence_ = 0;
@@ -52,24 +70,54 @@ class CommState {
   std::shared_ptr<Plan> last_plan_;
 };
 
-// A broadcast in flight whose sends herald itself must post as data arrives.
+// MPI error codes made for herald's messages (errors.hpp): one per distinct message, up to a cap.
+class ErrorCodes {
+ public:
+  int code(int error_class, const std::string& message);
+  std::optional<std::string> message(int code) const;
+  void intercepted() noexcept { intercepted_ = true; }
+
+ private:
+  static constexpr std::size_t max_codes = 256;
+  bool usable();
+  bool probed_ = false, kept_ = false, intercepted_ = false;
+  std::unordered_map<std::string, int> codes_;
+  std::unordered_map<int, int> overflow_;  // class -> its shared code, past the cap
+  std::unordered_map<int, std::string> messages_;
+};
+
+// A broadcast in flight whose messages herald itself must post as data arrives.
 class Forwarder {
  public:
   virtual ~Forwarder() = default;
-  // Posts the sends whose data has arrived, without blocking; true once all are posted.
+  // Posts what can be posted without blocking; true once everything is posted.
   virtual bool forward() = 0;
 };
 
 // The one process-wide object.
 class Context {
  public:
+  // Constructed at the first call, after MPI_Init; never throws for a bad setting (check_settings()).
   static Context& get();
-  CommState& state(MPI_Comm user);  // creates and caches on first use; refuses intercommunicators
+  // Guards everything below and every broadcast in flight. Never held across a blocking MPI call that
+  // another thread's progress could be needed for.
+  [[nodiscard]] std::unique_lock<std::recursive_mutex> lock() { return std::unique_lock(mutex_); }
+  // MPI_THREAD_MULTIPLE was granted: herald polls instead of blocking (see above).
+  bool multithreaded() const noexcept { return multithreaded_; }
+  // Throws the error a malformed HERALD_* setting caused, at every call until the program fixes it.
+  void check_settings() const {
+    if (settings_error_) throw *settings_error_;
+  }
+  ErrorCodes& error_codes() noexcept { return error_codes_; }
+
+  // Creates and caches on first use; refuses MPI_COMM_NULL and intercommunicators. The state lives as long
+  // as the communicator or the last broadcast that uses it, whichever is longer.
+  std::shared_ptr<CommState> state(MPI_Comm user);
   // A name from the table, nullptr for "auto" or "native" (`native` says which); throws on unknown names.
   const AlgorithmInfo* algorithm(std::string_view name, bool& native);
 
-  // Broadcasts with sends still to post. While a rank waits for one of them it keeps the others moving, as
-  // MPI's progress rule asks: another rank may need this one's forwarding to finish what it waits for.
+  // Broadcasts with messages still to post. While a rank waits for one of them it keeps the others moving,
+  // as MPI's progress rule asks: another rank may need this one's forwarding to finish what it waits for.
   void enroll(Forwarder* forwarder) { forwarders_.push_back(forwarder); }
   void withdraw(Forwarder* forwarder) { std::erase(forwarders_, forwarder); }
   bool others_in_flight(const Forwarder* self) const {
@@ -77,13 +125,16 @@ class Context {
   }
   bool forwarding() const noexcept { return !forwarders_.empty(); }
   void forward_all();
-  // Polls until every broadcast in flight has posted all its sends. Called before a blocking MPI call:
-  // a peer may wait for one of those broadcasts before it joins the call. Cannot deadlock: a forwarder's
-  // data comes from the root through forwarders that all finish forwarding before they block.
+  // Polls until every broadcast in flight has posted all its messages. Called before a blocking MPI call in
+  // a single-threaded process: a peer may wait for one of those broadcasts before it joins the call. Cannot
+  // deadlock: a forwarder's data comes from the root through forwarders that all finish before they block.
   void finish_forwarding() {
     while (forwarding()) forward_all();
   }
 
+  // A communicator of this process alone whose errors return: for local checks such as whether a datatype
+  // is committed.
+  MPI_Comm self() const noexcept { return self_.get(); }
   const std::string& default_algorithm() const noexcept { return default_algorithm_; }
   const Parameters& parameters() const noexcept { return parameters_; }
   const CostModel& cost_model() const noexcept { return model_; }
@@ -91,15 +142,18 @@ class Context {
 
  private:
   Context();
+  std::recursive_mutex mutex_;  // recursive: MPI may call back into herald (attribute deletion) under it
+  bool multithreaded_ = false;
   int keyval_ = MPI_KEYVAL_INVALID;
   std::string default_algorithm_;
   Parameters parameters_;
   CostModel model_;
   std::size_t message_limit_;
+  std::optional<Error> settings_error_;
+  ErrorCodes error_codes_;
+  Communicator self_;
   std::vector<Forwarder*> forwarders_;  // not owned: each withdraws itself when done or destroyed
-  // The last communicator asked for and the last name resolved, checked before the slower look-ups.
-  MPI_Comm last_comm_ = MPI_COMM_NULL;
-  CommState* last_state_ = nullptr;
+  // The last name resolved, checked before the table look-up.
   std::string last_name_;
   const AlgorithmInfo* last_algorithm_ = nullptr;
   bool last_native_ = false;
@@ -108,5 +162,8 @@ class Context {
   friend int forget_state(MPI_Comm, int, void*, void*);
   friend int release_all(MPI_Comm, int, void*, void*);
 };
+
+// True once MPI_Finalize has run: nothing may call MPI then, not even a destructor at exit.
+bool finalized() noexcept;
 
 }  // namespace herald::mpi

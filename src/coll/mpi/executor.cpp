@@ -3,17 +3,22 @@
 // it waits for (Dataflow) have completed, so a forwarder passes segment k on while segment k+1 arrives.
 // Point-to-point, wait and test go through the PMPI entry points, so a library that intercepts MPI_Bcast or
 // MPI_Wait around herald never sees (or re-enters on) herald's own traffic.
-#include "context.hpp"
+//
+// Every receive is checked against the bytes its step expects. A rank whose receive came short or long (the
+// ranks passed different counts, an erroneous program) reports it, and sends empty messages for the rest of
+// its steps, so that the ranks after it report it too instead of waiting or taking wrong data for right.
+#include "call.hpp"
 
-#include <herald/bcast.hpp>
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 
 #include <algorithm>
-#include <climits>
+#include <optional>
+#include <thread>
 
 namespace herald {
 
+// A broadcast in flight. Both calls run under the context's lock; wait() only in single-threaded processes.
 class Request::State {
  public:
   virtual ~State() = default;
@@ -24,29 +29,69 @@ class Request::State {
 namespace {
 
 using mpi::Buffers;
+using mpi::CommState;
 using mpi::Plan;
+
+// The first error a run met, and whether the data it forwards is still good.
+class Outcome {
+ public:
+  // Checks a completed receive of `expected` bytes from `peer`.
+  void received(int rc, const MPI_Status& status, std::size_t expected, int peer) {
+    if (rc != MPI_SUCCESS) {
+      int cls = MPI_ERR_OTHER;
+      MPI_Error_class(rc, &cls);
+      if (cls == MPI_ERR_TRUNCATE)
+        return fail(Error(Errc::truncated, "a message from rank " + std::to_string(peer) + " was longer than the " +
+                                               std::to_string(expected) +
+                                               " bytes expected: the ranks passed different counts"));
+      return failed_call(rc, "MPI_Recv");
+    }
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (static_cast<std::size_t>(count) != expected)
+      fail(Error(Errc::truncated, "received " + std::to_string(count) + " bytes from rank " + std::to_string(peer) +
+                                      " where " + std::to_string(expected) +
+                                      " were expected: the ranks passed different counts"));
+  }
+  void sent(int rc) {
+    if (rc != MPI_SUCCESS) failed_call(rc, "MPI_Send");
+  }
+  // What a send of `length` good bytes carries: nothing once this rank's data is known to be wrong.
+  int forwarded(std::size_t length) const noexcept { return error_ ? 0 : static_cast<int>(length); }
+  void rethrow() const {
+    if (error_) throw *error_;
+  }
+
+ private:
+  void failed_call(int rc, const char* call) {
+    try {
+      mpi::check(rc, call);
+    } catch (const Error& e) {
+      fail(e);
+    }
+  }
+  void fail(Error e) {
+    if (!error_) error_ = std::move(e);
+  }
+  std::optional<Error> error_;
+};
 
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
  public:
-  ScheduleRun(std::shared_ptr<Plan> plan, std::byte* base, MPI_Comm comm, int tag)
-      : plan_(std::move(plan)), buffers_(plan_->take_buffers()), base_(base), comm_(comm), tag_(tag) {
-    for (std::uint32_t i : plan_->recvs) {
-      const Step& s = plan_->program[i];
-      std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
-      HERALD_MPI(PMPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, comm_,
-                           &buffers_.requests[i]));
-    }
+  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag)
+      : plan_(std::move(plan)), state_(std::move(state)), buffers_(plan_->take_buffers()), base_(base), tag_(tag) {
     if (!advance(false)) mpi::Context::get().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
   ScheduleRun& operator=(const ScheduleRun&) = delete;
   ~ScheduleRun() override {
-    mpi::Context::get().withdraw(this);
-    if (!done_) {
+    mpi::Context& context = mpi::Context::get();
+    context.withdraw(this);
+    if (!done_ && !mpi::finalized()) {
       // Abandoned with work in flight (an exception unwound past it): finish rather than leave MPI
       // writing into a buffer the caller no longer watches.
       try {
-        wait();
+        while (!test()) context.forward_all();
       } catch (...) {
       }
     }
@@ -54,12 +99,9 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
   bool test() override {
     if (done_) return true;
-    if (!advance(false)) return false;
-    int flag = 0;
-    HERALD_MPI(PMPI_Testall(static_cast<int>(buffers_.requests.size()), buffers_.requests.data(), &flag,
-                           MPI_STATUSES_IGNORE));
-    if (flag) finish();
-    return done_;
+    if (!advance(false) || !complete_all(false)) return false;
+    finish();
+    return true;
   }
 
   void wait() override {
@@ -71,32 +113,63 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       return;
     }
     advance(true);
-    HERALD_MPI(PMPI_Waitall(static_cast<int>(buffers_.requests.size()), buffers_.requests.data(),
-                           MPI_STATUSES_IGNORE));
+    complete_all(true);
     finish();
   }
 
  private:
-  // Posts sends in program order while their inputs have arrived; with `block`, waits for the inputs.
-  // Returns true once every send is posted.
+  // Posts the receives once the communicator is ready, then the sends in program order while their inputs
+  // have arrived; with `block`, waits for both. True once everything is posted.
   bool advance(bool block) {
-    auto& requests = buffers_.requests;
+    if (!started_) {
+      if (block)
+        state_->wait_ready();
+      else if (!state_->ready())
+        return false;
+      for (std::uint32_t i : plan_->recvs) {
+        const Step& s = plan_->program[i];
+        std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
+        HERALD_MPI(PMPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, state_->comm(),
+                              &buffers_.requests[i]));
+      }
+      started_ = true;
+    }
     for (; next_send_ < plan_->sends.size(); ++next_send_) {
       const std::uint32_t i = plan_->sends[next_send_];
-      for (std::uint32_t d : plan_->dataflow.waits_for(i)) {
-        if (requests[d] == MPI_REQUEST_NULL) continue;
-        if (block) {
-          HERALD_MPI(PMPI_Wait(&requests[d], MPI_STATUS_IGNORE));
-        } else {
-          int flag = 0;
-          HERALD_MPI(PMPI_Test(&requests[d], &flag, MPI_STATUS_IGNORE));
-          if (!flag) return false;
-        }
-      }
+      for (std::uint32_t d : plan_->dataflow.waits_for(i))
+        if (!complete(d, block)) return false;
       const Step& s = plan_->program[i];
-      HERALD_MPI(PMPI_Isend(base_ + s.range.offset, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, comm_,
-                           &requests[i]));
+      HERALD_MPI(PMPI_Isend(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
+                            state_->comm(), &buffers_.requests[i]));
     }
+    return true;
+  }
+
+  // Completes step i's request if it can (or must, with `block`) and checks it; true once done.
+  bool complete(std::uint32_t i, bool block) {
+    MPI_Request& request = buffers_.requests[i];
+    if (request == MPI_REQUEST_NULL) return true;
+    MPI_Status status;
+    int rc = MPI_SUCCESS;
+    if (block) {
+      rc = PMPI_Wait(&request, &status);
+    } else {
+      int flag = 0;
+      rc = PMPI_Test(&request, &flag, &status);
+      if (rc == MPI_SUCCESS && !flag) return false;
+    }
+    request = MPI_REQUEST_NULL;  // completed, with or without an error
+    const Step& s = plan_->program[i];
+    if (s.op == Step::Op::recv)
+      outcome_.received(rc, status, s.range.length, s.peer);
+    else
+      outcome_.sent(rc);
+    return true;
+  }
+
+  bool complete_all(bool block) {
+    for (; next_complete_ < buffers_.requests.size(); ++next_complete_)
+      if (!complete(static_cast<std::uint32_t>(next_complete_), block)) return false;
     return true;
   }
 
@@ -106,163 +179,257 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     done_ = true;
     mpi::Context::get().withdraw(this);
     plan_->give_back(std::move(buffers_));
+    outcome_.rethrow();
   }
 
   std::shared_ptr<Plan> plan_;
+  std::shared_ptr<CommState> state_;
   Buffers buffers_;
   std::byte* base_;
-  MPI_Comm comm_;
   int tag_;
+  Outcome outcome_;
+  bool started_ = false;
   std::size_t next_send_ = 0;
+  std::size_t next_complete_ = 0;
   bool done_ = false;
 };
 
-class NativeRun final : public Request::State {
+// The installed MPI's own nonblocking broadcast, on the private communicator once it is ready.
+class NativeRun final : public Request::State, private mpi::Forwarder {
  public:
-  NativeRun(std::byte* base, std::size_t bytes, int root, MPI_Comm comm) {
-    // MPI counts are ints: larger broadcasts go as consecutive pieces.
-    for (std::size_t offset = 0; offset < bytes; offset += max_message_bytes) {
-      const int count = static_cast<int>(std::min(max_message_bytes, bytes - offset));
-      requests_.push_back(MPI_REQUEST_NULL);
-      HERALD_MPI(PMPI_Ibcast(base + offset, count, MPI_BYTE, root, comm, &requests_.back()));
-    }
+  NativeRun(std::shared_ptr<CommState> state, std::byte* base, std::size_t bytes, int root)
+      : state_(std::move(state)), base_(base), bytes_(bytes), root_(root) {
+    if (!forward()) mpi::Context::get().enroll(this);
   }
   ~NativeRun() override {
-    if (!requests_.empty()) PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    mpi::Context::get().withdraw(this);
+    if (!mpi::finalized()) {
+      if (requests_.empty()) state_->wait_ready();  // the duplicate must finish before it can be freed
+      PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    }
   }
   NativeRun(const NativeRun&) = delete;
   NativeRun& operator=(const NativeRun&) = delete;
   bool test() override {
+    if (!forward()) return false;
     int flag = 0;
     HERALD_MPI(PMPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE));
     return flag != 0;
   }
   void wait() override {
     mpi::Context& context = mpi::Context::get();
-    if (context.forwarding()) {
+    if (context.others_in_flight(this)) {
       // herald broadcasts in flight need this rank's forwarding while it waits.
       while (!test()) context.forward_all();
       return;
     }
+    state_->wait_ready();
+    forward();
     HERALD_MPI(PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
   }
 
  private:
+  // Starts the broadcast once the communicator is ready; true once started.
+  bool forward() override {
+    if (started_) return true;
+    if (!state_->ready()) return false;
+    // MPI counts are ints: larger broadcasts go as consecutive pieces.
+    for (std::size_t offset = 0; offset < bytes_; offset += max_message_bytes) {
+      const int count = static_cast<int>(std::min(max_message_bytes, bytes_ - offset));
+      requests_.push_back(MPI_REQUEST_NULL);
+      HERALD_MPI(PMPI_Ibcast(base_ + offset, count, MPI_BYTE, root_, state_->comm(), &requests_.back()));
+    }
+    started_ = true;
+    mpi::Context::get().withdraw(this);
+    return true;
+  }
+
+  std::shared_ptr<CommState> state_;
+  std::byte* base_;
+  std::size_t bytes_;
+  int root_;
+  bool started_ = false;
   std::vector<MPI_Request> requests_;
 };
 
-// A validated call: where it runs and what it runs. Everything here is checked before any byte moves.
+// A validated call: what it runs. Everything here is checked before any byte moves.
 struct Call {
-  mpi::CommState* state = nullptr;
   bool native = false;
   mpi::PlanKey key{};
 };
 
-Call prepare(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
+Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   if (buffer.data() == nullptr && !buffer.empty())
     throw Error(Errc::invalid_buffer, "the buffer is null but holds " + std::to_string(buffer.size()) + " bytes");
-
+  const int ranks = slot.state->size();
+  if (root < 0 || root >= ranks)
+    throw Error(Errc::invalid_root,
+                "root " + std::to_string(root) + " is not a rank of this " + std::to_string(ranks) + "-rank communicator");
   mpi::Context& context = mpi::Context::get();
   Call call;
-  call.state = &context.state(comm);
-  if (root < 0 || root >= call.state->size())
-    throw Error(Errc::invalid_root, "root " + std::to_string(root) + " is not a rank of this " +
-                                        std::to_string(call.state->size()) + "-rank communicator");
   call.key.algorithm = context.algorithm(options.algorithm, call.native);
   call.key.root = root;
   call.key.bytes = buffer.size();
   call.key.parameters = merge(options.parameters, context.parameters());
-  validate({.ranks = call.state->size(), .root = root, .bytes = buffer.size(), .parameters = call.key.parameters});
+  validate({.ranks = ranks, .root = root, .bytes = buffer.size(), .parameters = call.key.parameters});
   return call;
 }
 
-// Blocking send/receive in program order (Plan::blocking).
+std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, std::span<std::byte> buffer) {
+  if (call.native) return std::make_unique<NativeRun>(slot.state, buffer.data(), buffer.size(), call.key.root);
+  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag);
+}
+
+// Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
 void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
+  Outcome outcome;
   for (const Step& s : plan.program) {
     std::byte* at = base + s.range.offset;
-    const int count = static_cast<int>(s.range.length);
-    if (s.op == Step::Op::recv)
-      HERALD_MPI(PMPI_Recv(at, count, MPI_BYTE, s.peer, tag, comm, MPI_STATUS_IGNORE));
-    else
-      HERALD_MPI(PMPI_Send(at, count, MPI_BYTE, s.peer, tag, comm));
+    if (s.op == Step::Op::recv) {
+      MPI_Status status;
+      const int rc = PMPI_Recv(at, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag, comm, &status);
+      outcome.received(rc, status, s.range.length, s.peer);
+    } else {
+      outcome.sent(PMPI_Send(at, outcome.forwarded(s.range.length), MPI_BYTE, s.peer, tag, comm));
+    }
   }
+  outcome.rethrow();
 }
 
 }  // namespace
+
+namespace mpi {
+
+Slot reserve(MPI_Comm comm) {
+  Context& context = Context::get();
+  const auto lock = context.lock();
+  context.check_settings();
+  std::shared_ptr<CommState> state = context.state(comm);
+  const int tag = state->next_tag();
+  return {std::move(state), tag};
+}
+
+void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
+  Context& context = Context::get();
+  auto lock = context.lock();
+  const Call call = prepare(slot, buffer, root, options);
+  if (slot.state->size() == 1 || buffer.empty()) return;
+  if (context.multithreaded()) {
+    // Never block inside MPI: another thread's broadcast may need this rank's forwarding meanwhile.
+    Request request(start(slot, call, buffer));
+    lock.unlock();
+    request.wait();
+    return;
+  }
+  // Every rank makes the same MPI calls whatever it has in flight (MPI_Bcast never matches MPI_Ibcast), so
+  // what this rank owes to earlier broadcasts is settled first.
+  context.finish_forwarding();
+  slot.state->wait_ready();
+  if (call.native) {
+    // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
+    for (std::size_t offset = 0; offset < buffer.size(); offset += max_message_bytes) {
+      const int count = static_cast<int>(std::min(max_message_bytes, buffer.size() - offset));
+      HERALD_MPI(PMPI_Bcast(buffer.data() + offset, count, MPI_BYTE, root, slot.state->comm()));
+    }
+    return;
+  }
+  const std::shared_ptr<Plan> plan = slot.state->plan(call.key);
+  if (plan->blocking) {
+    run_blocking(*plan, buffer.data(), slot.state->comm(), slot.tag);
+    return;
+  }
+  ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
+}
+
+Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
+  const auto lock = Context::get().lock();
+  const Call call = prepare(slot, buffer, root, options);
+  if (slot.state->size() == 1 || buffer.empty()) return Request();
+  return Request(start(slot, call, buffer));
+}
+
+}  // namespace mpi
 
 Request::Request() noexcept = default;
 Request::Request(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
 Request::Request(Request&&) noexcept = default;
 Request& Request::operator=(Request&& other) noexcept {
   if (this != &other) {
-    if (state_) {
-      try {
-        state_->wait();
-      } catch (...) {
-      }
-    }
+    abandon();
     state_ = std::move(other.state_);
   }
   return *this;
 }
-Request::~Request() {
-  if (state_) {
+Request::~Request() { abandon(); }
+
+// Waits for an unfinished broadcast (not after MPI_Finalize, when no MPI call is allowed) and drops it.
+void Request::abandon() noexcept {
+  if (!state_) return;
+  if (!mpi::finalized()) {
     try {
-      state_->wait();
+      wait();
     } catch (...) {
     }
   }
+  const auto lock = mpi::Context::get().lock();
+  state_.reset();
 }
 
 bool Request::test() {
   if (!state_) return true;
-  if (!state_->test()) return false;
-  state_.reset();
-  return true;
+  const auto lock = mpi::Context::get().lock();
+  bool done = false;
+  try {
+    done = state_->test();
+  } catch (...) {
+    state_.reset();
+    throw;
+  }
+  if (done) state_.reset();
+  return done;
 }
 
 void Request::wait() {
   if (!state_) return;
-  state_->wait();
+  mpi::Context& context = mpi::Context::get();
+  try {
+    if (context.multithreaded()) {
+      // Poll, letting other threads in between: any of them may be the one whose forwarding this needs.
+      for (;;) {
+        {
+          const auto lock = context.lock();
+          if (state_->test()) break;
+          context.forward_all();
+        }
+        std::this_thread::yield();
+      }
+    } else {
+      const auto lock = context.lock();
+      state_->wait();
+    }
+  } catch (...) {
+    const auto lock = context.lock();
+    state_.reset();
+    throw;
+  }
+  const auto lock = context.lock();
   state_.reset();
 }
 
 bool Request::active() const noexcept { return state_ != nullptr; }
 
 void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  Call call = prepare(buffer, root, comm, options);
-  const int tag = call.state->next_tag();
-  if (call.state->size() == 1 || buffer.empty()) return;
-  // Every rank makes the same MPI calls whatever it has in flight (MPI_Bcast never matches MPI_Ibcast), so
-  // what this rank owes to earlier broadcasts is settled first.
-  mpi::Context::get().finish_forwarding();
-  if (call.native) {
-    // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
-    for (std::size_t offset = 0; offset < buffer.size(); offset += max_message_bytes) {
-      const int count = static_cast<int>(std::min(max_message_bytes, buffer.size() - offset));
-      HERALD_MPI(PMPI_Bcast(buffer.data() + offset, count, MPI_BYTE, root, call.state->comm()));
-    }
-    return;
-  }
-  const std::shared_ptr<Plan>& plan = call.state->plan(call.key);
-  if (plan->blocking) {
-    run_blocking(*plan, buffer.data(), call.state->comm(), tag);
-    return;
-  }
-  ScheduleRun(plan, buffer.data(), call.state->comm(), tag).wait();
+  mpi::bcast(mpi::reserve(comm), buffer, root, options);
 }
 
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  Call call = prepare(buffer, root, comm, options);
-  const int tag = call.state->next_tag();
-  if (call.state->size() == 1 || buffer.empty()) return Request();
-  if (call.native) return Request(std::make_unique<NativeRun>(buffer.data(), buffer.size(), root, call.state->comm()));
-  return Request(std::make_unique<ScheduleRun>(call.state->plan(call.key), buffer.data(), call.state->comm(), tag));
+  return mpi::ibcast(mpi::reserve(comm), buffer, root, options);
 }
 
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {
   mpi::Context& context = mpi::Context::get();
+  const auto lock = context.lock();
+  context.check_settings();
   bool native = false;
   if (const AlgorithmInfo* named = context.algorithm(options.algorithm, native)) return std::string(named->name);
   if (native) return "native";

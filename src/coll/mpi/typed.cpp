@@ -1,86 +1,144 @@
 #include "typed.hpp"
 
-#include "../../core/mpi/check.hpp"
+#include "call.hpp"
+#include "context.hpp"
 
-#include <cstdio>
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace herald::mpi {
 namespace {
 
-int error_class(Errc code) {
-  switch (code) {
-    case Errc::invalid_root: return MPI_ERR_ROOT;
-    case Errc::invalid_comm: return MPI_ERR_COMM;
-    case Errc::invalid_buffer: return MPI_ERR_BUFFER;
-    case Errc::truncated: return MPI_ERR_TRUNCATE;
-    case Errc::invalid_argument:
-    case Errc::unknown_algorithm: return MPI_ERR_ARG;
-    case Errc::invalid_schedule:
-    case Errc::mpi: return MPI_ERR_OTHER;
-  }
-  return MPI_ERR_OTHER;
+// Packed pieces stay well inside an int count.
+constexpr int piece_limit = 1 << 30;
+
+// `base` + `offset` bytes, without pointer arithmetic on MPI_BOTTOM (a null pointer in some MPIs).
+std::byte* at(std::byte* base, std::size_t offset) {
+  return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(base) + offset);
 }
 
-// True when `count` elements of `type` form one contiguous run of bytes from the true lower bound.
-bool contiguous(MPI_Datatype type, MPI_Aint& true_lb, MPI_Count& size) {
-  MPI_Aint lb = 0, extent = 0, true_extent = 0;
-  HERALD_MPI(MPI_Type_get_extent(type, &lb, &extent));
-  HERALD_MPI(MPI_Type_get_true_extent(type, &true_lb, &true_extent));
-  HERALD_MPI(MPI_Type_size_x(type, &size));
-  return size == true_extent && extent == true_extent;
+// MPI offers no query for "committed", but every MPI checks it on a send: one to MPI_PROC_NULL moves nothing.
+void require_committed(MPI_Datatype type) {
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  HERALD_MPI(MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner));
+  if (combiner == MPI_COMBINER_NAMED) return;  // predefined types are always committed
+  int unused = 0;
+  int rc = PMPI_Send(&unused, 1, type, MPI_PROC_NULL, 0, Context::get().self());
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  if (cls == MPI_ERR_TYPE) throw Error(Errc::invalid_datatype, "the datatype is not committed (MPI_Type_commit)");
+  if (rc != MPI_SUCCESS) check(rc, "checking the datatype");
 }
 
 }  // namespace
 
-TypedBuffer::TypedBuffer(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm)
-    : buffer_(buffer), count_(count), type_(type), comm_(comm) {
-  if (count < 0) throw Error(Errc::invalid_argument, "count " + std::to_string(count) + " is negative");
-  if (type == MPI_DATATYPE_NULL) throw Error(Errc::invalid_argument, "the datatype is MPI_DATATYPE_NULL");
-  if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
-  if (buffer == nullptr && count > 0)
-    throw Error(Errc::invalid_buffer, "the buffer is null but the count is " + std::to_string(count));
-
-  MPI_Aint true_lb = 0;
+TypedBuffer::TypedBuffer(void* buffer, int count, MPI_Datatype type, bool root)
+    : buffer_(static_cast<std::byte*>(buffer)), count_(count) {
+  if (count < 0) throw Error(Errc::invalid_count, "count " + std::to_string(count) + " is negative");
+  if (type == MPI_DATATYPE_NULL) throw Error(Errc::invalid_datatype, "the datatype is MPI_DATATYPE_NULL");
+  require_committed(type);
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   MPI_Count size = 0;
-  if (contiguous(type, true_lb, size)) {
+  HERALD_MPI(MPI_Type_get_extent(type, &lb, &extent));
+  HERALD_MPI(MPI_Type_get_true_extent(type, &true_lb, &true_extent));
+  HERALD_MPI(MPI_Type_size_x(type, &size));
+  // A null buffer is MPI_BOTTOM: valid only when the datatype holds absolute addresses.
+  if (buffer == nullptr && count > 0 && size > 0 && true_lb == 0)
+    throw Error(Errc::invalid_buffer, "the buffer is null but the count is " + std::to_string(count));
+  extent_ = extent;
+
+  if (size == true_extent && (count <= 1 || extent == true_extent)) {
     const std::size_t n = static_cast<std::size_t>(size) * static_cast<std::size_t>(count);
-    bytes_ = {n ? static_cast<std::byte*>(buffer) + true_lb : nullptr, n};
+    bytes_ = {n ? at(buffer_, static_cast<std::size_t>(true_lb)) : nullptr, n};
     return;
   }
-  // Every rank computes the same packed size, so the byte broadcast agrees everywhere.
-  int packed = 0, rank = 0, size_of_comm = 0;
-  HERALD_MPI(MPI_Pack_size(count, type, comm, &packed));
-  HERALD_MPI(MPI_Comm_rank(comm, &rank));
-  HERALD_MPI(MPI_Comm_size(comm, &size_of_comm));
-  if (root < 0 || root >= size_of_comm)  // checked again by bcast; here before packing
-    throw Error(Errc::invalid_root, "root " + std::to_string(root) + " is not a rank of this " +
-                                        std::to_string(size_of_comm) + "-rank communicator");
-  staging_.resize(static_cast<std::size_t>(packed));
-  int position = 0;
-  if (rank == root) HERALD_MPI(MPI_Pack(buffer, count, type, staging_.data(), packed, &position, comm));
-  unpack_ = rank != root;
+  HERALD_MPI(PMPI_Type_dup(type, &type_));
+  staging_.resize(layout().total);
   bytes_ = staging_;
+  if (root)
+    pack();
+  else
+    unpack_ = true;
+}
+
+TypedBuffer::TypedBuffer(TypedBuffer&& other) noexcept
+    : buffer_(other.buffer_),
+      count_(other.count_),
+      type_(std::exchange(other.type_, MPI_DATATYPE_NULL)),
+      extent_(other.extent_),
+      unpack_(std::exchange(other.unpack_, false)),
+      staging_(std::move(other.staging_)),
+      bytes_(other.bytes_) {}
+
+TypedBuffer::~TypedBuffer() {
+  if (type_ != MPI_DATATYPE_NULL && !finalized()) PMPI_Type_free(&type_);
+}
+
+TypedBuffer::Layout TypedBuffer::layout() const {
+  const MPI_Comm self = Context::get().self();
+  int one = 0;
+  HERALD_MPI(PMPI_Pack_size(1, type_, self, &one));
+  if (one > piece_limit)
+    throw Error(Errc::invalid_datatype, "one element of the datatype packs to " + std::to_string(one) +
+                                            " bytes, more than herald packs at once (2^30)");
+  Layout l;
+  l.per_piece = std::max(1, std::min(count_, piece_limit / std::max(one, 1)));
+  int piece = 0, rest = 0;
+  HERALD_MPI(PMPI_Pack_size(l.per_piece, type_, self, &piece));
+  HERALD_MPI(PMPI_Pack_size(count_ % l.per_piece, type_, self, &rest));
+  l.piece_bytes = static_cast<std::size_t>(piece);
+  l.total = static_cast<std::size_t>(count_ / l.per_piece) * l.piece_bytes + static_cast<std::size_t>(rest);
+  return l;
+}
+
+template <class F>
+void TypedBuffer::for_each_piece(F&& f) {
+  const Layout l = layout();
+  for (int first = 0, piece = 0; first < count_; first += l.per_piece, ++piece) {
+    const std::size_t offset = static_cast<std::size_t>(piece) * l.piece_bytes;
+    f(at(buffer_, static_cast<std::size_t>(first) * static_cast<std::size_t>(extent_)),
+      std::min(l.per_piece, count_ - first), staging_.data() + offset,
+      static_cast<int>(std::min(l.piece_bytes, staging_.size() - offset)));
+  }
+}
+
+void TypedBuffer::pack() {
+  const MPI_Comm self = Context::get().self();
+  for_each_piece([&](std::byte* elements, int n, std::byte* packed, int length) {
+    int position = 0;
+    HERALD_MPI(PMPI_Pack(elements, n, type_, packed, length, &position, self));
+  });
 }
 
 void TypedBuffer::finish() {
   if (!unpack_) return;
-  int position = 0;
-  HERALD_MPI(MPI_Unpack(staging_.data(), static_cast<int>(staging_.size()), &position, buffer_, count_, type_,
-                        comm_));
   unpack_ = false;
+  const MPI_Comm self = Context::get().self();
+  for_each_piece([&](std::byte* elements, int n, std::byte* packed, int length) {
+    int position = 0;
+    HERALD_MPI(PMPI_Unpack(packed, length, &position, elements, n, type_, self));
+  });
 }
 
-int report(MPI_Comm comm, const Error& error) {
-  const int code = error_class(error.code());
-  if (comm == MPI_COMM_NULL) comm = MPI_COMM_WORLD;
-  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  if (MPI_Comm_get_errhandler(comm, &handler) == MPI_SUCCESS) {
-    if (handler == MPI_ERRORS_ARE_FATAL) std::fprintf(stderr, "herald: %s\n", error.what());
-    MPI_Errhandler_free(&handler);
-  }
-  MPI_Comm_call_errhandler(comm, code);
-  return code;
+bool TypedRequest::test() {
+  if (!request.test()) return false;
+  data.finish();
+  return true;
+}
+
+void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, std::string_view algorithm) {
+  const Slot slot = reserve(comm);
+  TypedBuffer data(buffer, count, type, slot.state->rank() == root);
+  bcast(slot, data.bytes(), root, {.algorithm = algorithm});
+  data.finish();
+}
+
+TypedRequest typed_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  const Slot slot = reserve(comm);
+  TypedRequest typed{TypedBuffer(buffer, count, type, slot.state->rank() == root), {}};
+  typed.request = ibcast(slot, typed.data.bytes(), root, {});
+  return typed;
 }
 
 }  // namespace herald::mpi

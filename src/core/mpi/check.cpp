@@ -14,6 +14,10 @@ void check(int rc, const char* call) {
 
 Communicator::Communicator(MPI_Comm parent) { HERALD_MPI(MPI_Comm_dup(parent, &comm_)); }
 
+void Communicator::start_dup(MPI_Comm parent, MPI_Request& pending) {
+  HERALD_MPI(PMPI_Comm_idup(parent, &comm_, &pending));
+}
+
 Communicator::~Communicator() {
   // MPI_Comm_free after MPI_Finalize is erroneous; a cached communicator may outlive it.
   int finalized = 0;

@@ -19,6 +19,9 @@ class Communicator {
  public:
   Communicator() = default;
   explicit Communicator(MPI_Comm parent);  // MPI_Comm_dup
+  // MPI_Comm_idup into this (empty) object, usable once `pending` completes. MPI writes the handle at
+  // completion, so the object must not move until then.
+  void start_dup(MPI_Comm parent, MPI_Request& pending);
   ~Communicator();
   Communicator(Communicator&& other) noexcept : comm_(std::exchange(other.comm_, MPI_COMM_NULL)) {}
   Communicator& operator=(Communicator&& other) noexcept {

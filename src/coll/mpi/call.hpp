@@ -1,0 +1,23 @@
+// A broadcast call in two halves, for callers with checks of their own between them (the typed C API and
+// the PMPI library): reserve() takes the call's place in its communicator's sequence, then bcast()/ibcast()
+// validate the rest and run it. Taking the place first, on every rank, keeps the sequence in step even when
+// a check fails on some ranks only.
+#pragma once
+
+#include "context.hpp"
+
+#include <herald/bcast.hpp>
+
+namespace herald::mpi {
+
+struct Slot {
+  std::shared_ptr<CommState> state;
+  int tag = 0;
+};
+
+// Throws for MPI_COMM_NULL, an intercommunicator or a malformed HERALD_* setting: the same on every rank.
+Slot reserve(MPI_Comm comm);
+void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options);
+Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options);
+
+}  // namespace herald::mpi

@@ -1,0 +1,75 @@
+/* Errors under MPI_ERRORS_RETURN, as herald reports them through the drop-in:
+ *  - MPI_Error_string gives herald's own message, MPI_Error_class the usual class;
+ *  - a call refused on some ranks only (a null buffer on the non-roots) leaves later calls correct;
+ *  - counts that differ between ranks (MPICH's bcastlength) are reported by the ranks that receive;
+ *  - nothing reaches MPI after MPI_Finalize.
+ * With HERALD_SEGMENT_SIZE set to a bad value, checks only that the first broadcast reports it. */
+#include "dropin.h"
+
+static int me, P;
+
+static int message_has(int code, const char* words) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  if (strstr(text, words) != NULL) return 1;
+  fprintf(stderr, "rank %d: the error string \"%s\" does not mention \"%s\"\n", me, text, words);
+  return 0;
+}
+
+static void valid_broadcasts(int salt) {
+  for (size_t n = 16; n <= 400000; n *= 25) {
+    for (int root = 0; root < P; root += P > 1 ? P - 1 : 1) {
+      unsigned char* data = calloc(n, 1);
+      if (me == root) dropin_fill(data, n, root, salt);
+      const int rc = MPI_Bcast(data, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+      CHECK(rc == MPI_SUCCESS, "valid broadcast of %zu bytes: error class %d", n, dropin_error_class(rc));
+      const long long wrong = dropin_first_wrong(data, n, root, salt);
+      CHECK(wrong < 0, "valid broadcast of %zu bytes from %d after errors: first wrong byte %lld", n, root, wrong);
+      free(data);
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int x[10] = {0};
+
+  const char* segment = getenv("HERALD_SEGMENT_SIZE");
+  if (segment != NULL) {
+    const int rc = MPI_Bcast(x, 10, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(dropin_error_class(rc) == MPI_ERR_ARG, "bad HERALD_SEGMENT_SIZE: error class %d", dropin_error_class(rc));
+    CHECK(rc != MPI_SUCCESS && message_has(rc, "HERALD_SEGMENT_SIZE"), "the message names the variable");
+    CHECK(rc != MPI_SUCCESS && message_has(rc, segment), "the message quotes the value");
+    return dropin_finish("dropin-errors");
+  }
+
+  /* A root outside the communicator: class MPI_ERR_ROOT, and the message says which root. */
+  int rc = MPI_Bcast(x, 10, MPI_INT, P + 3, MPI_COMM_WORLD);
+  CHECK(dropin_error_class(rc) == MPI_ERR_ROOT, "root %d: error class %d", P + 3, dropin_error_class(rc));
+  char root_words[32];
+  snprintf(root_words, sizeof root_words, "root %d", P + 3);
+  CHECK(rc != MPI_SUCCESS && message_has(rc, root_words), "the message names the root");
+
+  /* An invalid count: class MPI_ERR_COUNT. */
+  rc = MPI_Bcast(x, -2, MPI_INT, 0, MPI_COMM_WORLD);
+  CHECK(dropin_error_class(rc) == MPI_ERR_COUNT, "count -2: error class %d", dropin_error_class(rc));
+
+  /* Refused on the non-roots only. */
+  rc = MPI_Bcast(me == 0 ? x : NULL, 10, MPI_INT, 0, MPI_COMM_WORLD);
+  if (me != 0) CHECK(dropin_error_class(rc) == MPI_ERR_BUFFER, "null buffer: class %d", dropin_error_class(rc));
+  valid_broadcasts(1);
+
+  /* Counts that differ between the root and the others, both ways. */
+  rc = MPI_Bcast(x, me == 0 ? 1 : 10, MPI_INT, 0, MPI_COMM_WORLD);
+  if (me != 0) CHECK(rc != MPI_SUCCESS, "a receive of 4 bytes where 40 were expected was not reported");
+  rc = MPI_Bcast(x, me == 0 ? 10 : 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (me != 0) CHECK(rc != MPI_SUCCESS, "a message of 40 bytes into a 4-byte buffer was not reported");
+  valid_broadcasts(2);
+
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  return dropin_finish("dropin-errors");
+}
