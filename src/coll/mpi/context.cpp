@@ -27,7 +27,8 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
   Context& context = Context::get();
   const auto lock = context.lock();
   std::erase(context.users_, user);
-  delete static_cast<StateHandle*>(attribute);
+  const std::unique_ptr<StateHandle> handle(static_cast<StateHandle*>(attribute));
+  if ((*handle)->setting_up()) context.orphans_.push_back(std::move(*handle));
   return MPI_SUCCESS;
 }
 
@@ -41,6 +42,7 @@ int release_all(MPI_Comm, int, void*, void*) {
     MPI_Comm_delete_attr(user, context.keyval_);  // runs forget_state, which drops it from the list
     std::erase(context.users_, user);             // in case MPI refused
   }
+  context.orphans_.clear();  // each waits for its duplicate (every rank started it, so it completes)
   MPI_Comm_free_keyval(&context.keyval_);
   MPI_Comm_free_keyval(&context.finalize_keyval_);
   return MPI_SUCCESS;
@@ -152,6 +154,7 @@ void Context::forward_all() {
 
 std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   if (user == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
+  std::erase_if(orphans_, [](const std::shared_ptr<CommState>& s) { return s->ready(); });
   void* value = nullptr;
   int found = 0;
   HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));

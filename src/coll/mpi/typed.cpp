@@ -18,17 +18,21 @@ std::byte* at(std::byte* base, std::size_t offset) {
   return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(base) + offset);
 }
 
-// MPI offers no query for "committed", but every MPI checks it on a send: one to MPI_PROC_NULL moves nothing.
-void require_committed(MPI_Datatype type) {
+// MPI offers no query for "committed", but every MPI checks it, and the buffer against the datatype, on a
+// send: one to MPI_PROC_NULL with the caller's arguments moves nothing and refuses what MPI_Bcast would.
+void check_arguments(void* buffer, int count, MPI_Datatype type) {
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   HERALD_MPI(MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner));
   if (combiner == MPI_COMBINER_NAMED) return;  // predefined types are always committed
-  int unused = 0;
-  int rc = PMPI_Send(&unused, 1, type, MPI_PROC_NULL, 0, Context::get().self());
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  const int rc = PMPI_Send(buffer, count, type, MPI_PROC_NULL, 0, Context::get().self());
+  if (rc == MPI_SUCCESS) return;
+  int cls = MPI_ERR_OTHER;
+  MPI_Error_class(rc, &cls);
   if (cls == MPI_ERR_TYPE) throw Error(Errc::invalid_datatype, "the datatype is not committed (MPI_Type_commit)");
-  if (rc != MPI_SUCCESS) check(rc, "checking the datatype");
+  if (cls == MPI_ERR_BUFFER)
+    throw Error(Errc::invalid_buffer, "the buffer is not valid for this datatype (a null buffer is MPI_BOTTOM, "
+                                      "which needs a datatype of absolute addresses)");
+  check(rc, "checking the buffer and datatype");
 }
 
 }  // namespace
@@ -37,7 +41,7 @@ TypedBuffer::TypedBuffer(void* buffer, int count, MPI_Datatype type, bool root)
     : buffer_(static_cast<std::byte*>(buffer)), count_(count) {
   if (count < 0) throw Error(Errc::invalid_count, "count " + std::to_string(count) + " is negative");
   if (type == MPI_DATATYPE_NULL) throw Error(Errc::invalid_datatype, "the datatype is MPI_DATATYPE_NULL");
-  require_committed(type);
+  check_arguments(buffer, count, type);
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   MPI_Count size = 0;
   HERALD_MPI(MPI_Type_get_extent(type, &lb, &extent));
@@ -53,7 +57,17 @@ TypedBuffer::TypedBuffer(void* buffer, int count, MPI_Datatype type, bool root)
     bytes_ = {n ? at(buffer_, static_cast<std::size_t>(true_lb)) : nullptr, n};
     return;
   }
-  HERALD_MPI(PMPI_Type_dup(type, &type_));
+  if (buffer == nullptr) {
+    // MPI_BOTTOM: some MPIs' MPI_Pack refuse a null buffer, so the same bytes are addressed from the first
+    // one, through a datatype shifted by as much.
+    int one = 1;
+    MPI_Aint shift = -true_lb;
+    HERALD_MPI(PMPI_Type_create_struct(1, &one, &shift, &type, &type_));
+    HERALD_MPI(PMPI_Type_commit(&type_));
+    buffer_ = at(buffer_, static_cast<std::size_t>(true_lb));
+  } else {
+    HERALD_MPI(PMPI_Type_dup(type, &type_));
+  }
   staging_.resize(layout().total);
   bytes_ = staging_;
   if (root)
