@@ -27,8 +27,7 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
   Context& context = Context::get();
   const auto lock = context.lock();
   std::erase(context.users_, user);
-  const std::unique_ptr<StateHandle> handle(static_cast<StateHandle*>(attribute));
-  if ((*handle)->setting_up()) context.orphans_.push_back(std::move(*handle));
+  delete static_cast<StateHandle*>(attribute);
   return MPI_SUCCESS;
 }
 
@@ -37,12 +36,14 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
 int release_all(MPI_Comm, int, void*, void*) {
   Context& context = Context::get();
   const auto lock = context.lock();
+  for (const std::weak_ptr<CommState>& weak : context.setting_up_)
+    if (const std::shared_ptr<CommState> state = weak.lock()) state->wait_ready();
+  context.setting_up_.clear();
   while (!context.users_.empty()) {
     const MPI_Comm user = context.users_.back();
     MPI_Comm_delete_attr(user, context.keyval_);  // runs forget_state, which drops it from the list
     std::erase(context.users_, user);             // in case MPI refused
   }
-  context.orphans_.clear();  // each waits for its duplicate (every rank started it, so it completes)
   MPI_Comm_free_keyval(&context.keyval_);
   MPI_Comm_free_keyval(&context.finalize_keyval_);
   return MPI_SUCCESS;
@@ -154,7 +155,6 @@ void Context::forward_all() {
 
 std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   if (user == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
-  std::erase_if(orphans_, [](const std::shared_ptr<CommState>& s) { return s->ready(); });
   void* value = nullptr;
   int found = 0;
   HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
@@ -162,6 +162,11 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   auto handle = std::make_unique<StateHandle>(std::make_shared<CommState>(user));
   HERALD_MPI(MPI_Comm_set_attr(user, keyval_, handle.get()));
   users_.push_back(user);
+  std::erase_if(setting_up_, [](const std::weak_ptr<CommState>& weak) {
+    const std::shared_ptr<CommState> state = weak.lock();
+    return !state || state->ready();
+  });
+  setting_up_.push_back(*handle);
   return *handle.release();  // the attribute owns the handle from here on
 }
 

@@ -49,7 +49,6 @@ class CommState {
   int size() const noexcept { return size_; }
   // True once the private communicator can carry messages; tests the duplication without blocking.
   bool ready();
-  bool setting_up() const noexcept { return setup_ != MPI_REQUEST_NULL; }
   // Blocks until ready() (single-threaded use only: under MPI_THREAD_MULTIPLE herald polls ready()).
   void wait_ready();
   // The private communicator; only once ready().
@@ -159,9 +158,10 @@ class Context {
   const AlgorithmInfo* last_algorithm_ = nullptr;
   bool last_native_ = false;
   std::vector<MPI_Comm> users_;       // communicators holding herald state, freed at MPI_Finalize at the latest
-  // States of freed communicators whose duplicate is still being made: waiting for it inside MPI's attribute
-  // callback could make MPI free the parent, and call that callback, once more.
-  std::vector<std::shared_ptr<CommState>> orphans_;
+  // States whose duplicate was still being made when last seen. MPICH defers freeing a communicator while
+  // an MPI_Comm_idup of it is pending (and so the attribute callback), Open MPI does not: MPI_Finalize first
+  // completes these, so every deferred free has happened before herald lets go of the rest.
+  std::vector<std::weak_ptr<CommState>> setting_up_;
   int finalize_keyval_ = MPI_KEYVAL_INVALID;
   friend int forget_state(MPI_Comm, int, void*, void*);
   friend int release_all(MPI_Comm, int, void*, void*);
