@@ -17,6 +17,7 @@ enum class Errc {
   mpi,                // an MPI call returned an error
   invalid_count,      // a negative element count
   invalid_datatype,   // MPI_DATATYPE_NULL, or a datatype not committed
+  invalid_request,    // a request operation a broadcast does not allow (MPI_Cancel)
 };
 
 // Short, stable name of a code ("invalid_root"), for messages and tests.

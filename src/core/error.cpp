@@ -14,6 +14,7 @@ const char* to_string(Errc code) noexcept {
     case Errc::mpi: return "mpi";
     case Errc::invalid_count: return "invalid_count";
     case Errc::invalid_datatype: return "invalid_datatype";
+    case Errc::invalid_request: return "invalid_request";
   }
   return "unknown";
 }

@@ -47,9 +47,12 @@ int release(void* extra) {
   delete static_cast<Outcome*>(extra);
   return MPI_SUCCESS;
 }
-// A broadcast cannot be cancelled: it goes on, and MPI_Test_cancelled says false (as for a send that has
-// already been matched).
-int cancel(void*, int) { return MPI_SUCCESS; }
+// MPI calls cancelling a nonblocking collective erroneous, and MPI libraries refuse it: so does herald (MPI_Cancel
+// returns the code), and the broadcast goes on.
+int cancel(void*, int) {
+  return herald::mpi::error_code(
+      herald::Error(herald::Errc::invalid_request, "MPI_Cancel: a nonblocking broadcast cannot be cancelled"));
+}
 
 struct Pending {
   herald::mpi::TypedRequest typed;
@@ -79,6 +82,7 @@ class Interceptor {
     const std::lock_guard lock(mutex_);
     return pending_.empty();
   }
+
 
   // Advances every broadcast in flight without blocking; completes the finished ones (with the error a
   // failed one met, which MPI_Wait or MPI_Test then returns).

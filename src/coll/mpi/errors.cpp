@@ -16,6 +16,7 @@ int error_class(const Error& error) {
     case Errc::truncated: return MPI_ERR_TRUNCATE;
     case Errc::invalid_count: return MPI_ERR_COUNT;
     case Errc::invalid_datatype: return MPI_ERR_TYPE;
+    case Errc::invalid_request: return MPI_ERR_REQUEST;
     case Errc::invalid_argument:
     case Errc::unknown_algorithm: return MPI_ERR_ARG;
     case Errc::invalid_schedule:
