@@ -240,8 +240,7 @@ class NativeRun final : public Request::State, private mpi::Forwarder {
       HERALD_MPI(PMPI_Ibcast(base_ + offset, count, MPI_BYTE, root_, state_->comm(), &requests_.back()));
     }
     started_ = true;
-    mpi::Context::get().withdraw(this);
-    return true;
+    return true;  // Context::forward_all() withdraws it; forward() itself never may
   }
 
   std::shared_ptr<CommState> state_;
