@@ -41,7 +41,8 @@ int ErrorCodes::code(int error_class, const std::string& message) {
     }
     code = it->second;
   }
-  PMPI_Add_error_string(code, message.c_str());
+  std::string text = message;  // some MPIs (SimGrid's) declare the string non-const
+  PMPI_Add_error_string(code, text.data());
   messages_[code] = message;
   return code;
 }
@@ -59,7 +60,7 @@ bool ErrorCodes::usable() {
   if (!probed_) {
     probed_ = true;
     int code = MPI_ERR_OTHER;
-    const char probe[] = "herald: error string check";
+    char probe[] = "herald: error string check";
     if (PMPI_Add_error_code(MPI_ERR_OTHER, &code) == MPI_SUCCESS &&
         PMPI_Add_error_string(code, probe) == MPI_SUCCESS) {
       char text[MPI_MAX_ERROR_STRING] = {};
