@@ -27,6 +27,10 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
   Context& context = Context::get();
   const auto lock = context.lock();
   std::erase(context.users_, user);
+  if (user == context.last_comm_) {  // a later communicator may reuse the handle
+    context.last_comm_ = MPI_COMM_NULL;
+    context.last_state_.reset();
+  }
   delete static_cast<StateHandle*>(attribute);
   return MPI_SUCCESS;
 }
@@ -155,10 +159,14 @@ void Context::forward_all() {
 
 std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   if (user == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
+  if (user == last_comm_) return last_state_;
   void* value = nullptr;
   int found = 0;
   HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
-  if (found) return *static_cast<StateHandle*>(value);
+  if (found) {
+    last_comm_ = user;
+    return last_state_ = *static_cast<StateHandle*>(value);
+  }
   auto handle = std::make_unique<StateHandle>(std::make_shared<CommState>(user));
   HERALD_MPI(MPI_Comm_set_attr(user, keyval_, handle.get()));
   users_.push_back(user);
@@ -167,6 +175,8 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
     return !state || state->ready();
   });
   setting_up_.push_back(*handle);
+  last_comm_ = user;
+  last_state_ = *handle;
   return *handle.release();  // the attribute owns the handle from here on
 }
 

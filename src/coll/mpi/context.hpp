@@ -153,6 +153,9 @@ class Context {
   ErrorCodes error_codes_;
   Communicator self_;
   std::vector<Forwarder*> forwarders_;  // not owned: each withdraws itself when done or destroyed
+  // The last communicator asked for, checked before MPI's attribute look-up (most programs use one).
+  MPI_Comm last_comm_ = MPI_COMM_NULL;
+  std::shared_ptr<CommState> last_state_;
   // The last name resolved, checked before the table look-up.
   std::string last_name_;
   const AlgorithmInfo* last_algorithm_ = nullptr;

@@ -417,11 +417,16 @@ void Request::wait() {
 
 bool Request::active() const noexcept { return state_ != nullptr; }
 
+// The lock is taken once here for both halves (they take it again, recursively, which costs little).
 void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  mpi::bcast(mpi::reserve(comm), buffer, root, options);
+  auto lock = mpi::Context::get().lock();
+  const mpi::Slot slot = mpi::reserve(comm);
+  if (mpi::Context::get().multithreaded()) lock.unlock();  // bcast() releases it while it polls
+  mpi::bcast(slot, buffer, root, options);
 }
 
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
+  const auto lock = mpi::Context::get().lock();
   return mpi::ibcast(mpi::reserve(comm), buffer, root, options);
 }
 
