@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -69,10 +70,7 @@ class Interceptor {
 
   bool log() const noexcept { return log_; }
   long long calls() const noexcept { return calls_; }
-  void count() noexcept {
-    const std::lock_guard lock(mutex_);
-    ++calls_;
-  }
+  void count() noexcept { ++calls_; }
 
   void add(MPI_Request request, std::unique_ptr<Pending> pending) {
     const std::lock_guard lock(mutex_);
@@ -82,7 +80,6 @@ class Interceptor {
     const std::lock_guard lock(mutex_);
     return pending_.empty();
   }
-
 
   // Advances every broadcast in flight without blocking; completes the finished ones (with the error a
   // failed one met, which MPI_Wait or MPI_Test then returns).
@@ -95,6 +92,9 @@ class Interceptor {
         done = p.typed.test();
       } catch (const herald::Error& e) {
         p.outcome->error = herald::mpi::error_code(e);
+        done = true;
+      } catch (const std::exception& e) {
+        p.outcome->error = herald::mpi::error_code(herald::Error(herald::Errc::mpi, e.what()));
         done = true;
       }
       if (!done) {
@@ -130,7 +130,7 @@ class Interceptor {
   std::mutex mutex_;
   bool log_;
   bool multithreaded_ = false;
-  long long calls_ = 0;
+  std::atomic<long long> calls_ = 0;
   std::unordered_map<MPI_Request, std::unique_ptr<Pending>> pending_;
 };
 
