@@ -27,15 +27,33 @@ int main(int argc, char** argv) {
   app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (negative: alpha)")
       ->capture_default_str();
   app.add_option("--beta", model.beta, "seconds per byte")->capture_default_str();
+  std::string network = "ports", eager_text = "0";
+  herald::SendWindow window;
+  app.add_option("--network", network,
+                 "ports (one message per port at a time) or fair (links shared fairly, sends under the window)")
+      ->check(CLI::IsMember({"ports", "fair"}))
+      ->capture_default_str();
+  app.add_option("--overhead", model.overhead, "fair: seconds of a rank's time per send and per receive")
+      ->capture_default_str();
+  app.add_option("--eager", eager_text, "fair: largest send that completes when posted (K/M/G suffixes)")
+      ->capture_default_str();
+  app.add_option("--window", window.per_rank, "fair: sends in flight per rank")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--window-per-peer", window.per_peer, "fair: sends in flight per rank to one peer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_flag("--json", json, "print JSON instead of key=value lines");
   CLI11_PARSE(app, argc, argv);
 
   try {
     problem.bytes = herald::parse_bytes(bytes_text, "--bytes");
+    model.eager_bytes = herald::parse_bytes(eager_text, "--eager");
+    model.network = network == "fair" ? herald::Network::fair_sharing : herald::Network::ports;
     if (!segment_text.empty()) problem.parameters.segment = herald::parse_bytes(segment_text, "--segment");
     const auto& info = herald::find_algorithm(algorithm);
     const herald::Schedule schedule = herald::make_schedule(info, problem);
-    const herald::Simulation sim = herald::simulate(schedule, model);
+    const herald::Simulation sim = herald::simulate(schedule, model, window);
     const auto& q = schedule.problem;
     nlohmann::ordered_json out{
         {"algorithm", std::string(info.name)},

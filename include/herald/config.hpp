@@ -25,6 +25,10 @@ std::optional<std::string> environment(const char* name);
 // A malformed value throws Error(invalid_argument) naming the variable.
 Parameters parameters_from_environment();
 
+// HERALD_SENDS_IN_FLIGHT and HERALD_SENDS_PER_PEER (each at least 1; the per-peer bound defaults to the
+// per-rank one). Throws Error(invalid_argument) naming the variable on a bad value.
+SendWindow send_window_from_environment();
+
 // Fills each zero field of `call` from `fallback`.
 Parameters merge(Parameters call, const Parameters& fallback);
 

@@ -46,6 +46,17 @@ struct Step {
   friend bool operator==(const Step&, const Step&) = default;
 };
 
+// How a rank issues its program's sends: in program order, each once its bytes have arrived, with at most
+// `per_rank` sends in flight (posted, not yet complete) and at most `per_peer` of them to one peer. The
+// bound keeps the schedule's order on a network that shares a link fairly between a rank's transfers:
+// unbounded, a forwarder's segments (or a root's sub-trees) would all progress together and arrive
+// together at the end, turning a pipeline into store-and-forward. Receives are not bounded.
+struct SendWindow {
+  int per_rank = 1;
+  int per_peer = 1;
+  friend bool operator==(const SendWindow&, const SendWindow&) = default;
+};
+
 // One rank's steps, in the order it issues them.
 using Program = std::vector<Step>;
 

@@ -4,19 +4,33 @@
 #include <herald/schedule.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace herald {
 
-// Hockney's alpha-beta model: a message of n bytes arrives alpha + n * beta seconds after it starts; each
-// rank has one send port and one receive port (full duplex, single port). A message holds both ports for
-// gap + n * beta seconds: with the default gap (alpha) one message at a time is in flight per port, as in
-// Hockney's model; a smaller gap (LogP's g) lets a rank start its next message while the latency of the
-// previous one is still running, as network cards do.
+// How the simulated network carries concurrent messages.
+enum class Network : std::uint8_t {
+  // Hockney's alpha-beta model: a message of n bytes arrives alpha + n * beta seconds after it starts; each
+  // rank has one send port and one receive port (full duplex, single port). A message holds both ports for
+  // gap + n * beta seconds: with the default gap (alpha) one message at a time is in flight per port; a
+  // smaller gap (LogP's g) lets a rank start its next message while the previous one's latency runs.
+  ports,
+  // A flat cluster of full-duplex links into a non-blocking switch, as SimGrid models one: every rank's
+  // sends leave under the send window, each message spends `overhead` of its sender's time, then alpha in
+  // latency, then moves its bytes at a max-min fair share of the sender's up link and the receiver's down
+  // link (bandwidth 1/beta each); completing a receive costs its rank `overhead`. Sends of at most
+  // eager_bytes complete when posted; longer ones when they arrive.
+  fair_sharing,
+};
+
 struct CostModel {
   double alpha = 1.0e-6;  // seconds per message
   double beta = 1.0e-10;  // seconds per byte
-  double gap = -1.0;      // seconds a message holds its ports besides its bytes; negative: alpha
+  double gap = -1.0;      // ports: seconds a message holds its ports besides its bytes; negative: alpha
+  Network network = Network::ports;
+  double overhead = 0;          // fair_sharing: seconds of a rank's time per send posted, per receive completed
+  std::size_t eager_bytes = 0;  // fair_sharing: largest send that completes when posted
 
   double port_seconds() const noexcept { return gap < 0 ? alpha : gap; }
 };
@@ -33,7 +47,8 @@ struct Simulation {
 };
 
 // Checks that sends and receives pair one to one (same peer order, same ranges), that no rank sends bytes
-// it lacks, that the executor's order cannot deadlock, and that every rank receives every byte.
-Simulation simulate(const Schedule& schedule, const CostModel& model = {});
+// it lacks, that the executor's order cannot deadlock, and that every rank receives every byte. The fair
+// sharing network issues sends under `window`, as the MPI executor does.
+Simulation simulate(const Schedule& schedule, const CostModel& model = {}, const SendWindow& window = {});
 
 }  // namespace herald

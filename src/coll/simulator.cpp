@@ -2,6 +2,8 @@
 #include <herald/error.hpp>
 #include <herald/simulator.hpp>
 
+#include "timing.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -66,12 +68,16 @@ std::optional<std::string> pair_messages(const Schedule& s, std::vector<std::vec
   return std::nullopt;
 }
 
-// Completion time of the schedule under the cost model, with each rank posting its sends in program order,
-// each once the receives it waits for have arrived, and one transfer per send port and per receive port at
-// a time. Returns nullopt and names the stuck rank if some send can never be posted.
-std::optional<double> run(const Schedule& s, const std::vector<Dataflow>& flows,
-                          const std::vector<std::vector<std::size_t>>& recv_of_send, const CostModel& model,
-                          std::string& problem) {
+}  // namespace
+
+namespace timing {
+
+// Ports: each rank posts its sends in program order, each once the receives it waits for have arrived,
+// with one transfer per send port and per receive port at a time.
+std::optional<double> ports(const Input& in, const CostModel& model, std::string& problem) {
+  const Schedule& s = in.schedule;
+  const auto& flows = in.flows;
+  const auto& recv_of_send = in.recv_of_send;
   const int P = s.problem.ranks;
   std::vector<std::vector<double>> arrival(P);
   std::vector<std::size_t> next(P, 0);  // next step to consider, per rank
@@ -130,9 +136,9 @@ std::optional<double> run(const Schedule& s, const std::vector<Dataflow>& flows,
   return finish;
 }
 
-}  // namespace
+}  // namespace timing
 
-Simulation simulate(const Schedule& s, const CostModel& model) {
+Simulation simulate(const Schedule& s, const CostModel& model, const SendWindow& window) {
   Simulation out;
   const int P = s.problem.ranks;
   const std::size_t n = s.problem.bytes;
@@ -188,10 +194,15 @@ Simulation simulate(const Schedule& s, const CostModel& model) {
     }
   }
 
-  auto rounds = run(s, flows, recv_of_send, CostModel{.alpha = 1.0, .beta = 0.0}, out.problem);
+  const timing::Input in{s, flows, recv_of_send};
+  auto rounds = timing::ports(in, CostModel{.alpha = 1.0, .beta = 0.0}, out.problem);
   if (!rounds) return out;
   out.rounds = static_cast<std::size_t>(std::llround(*rounds));
-  out.predicted_seconds = *run(s, flows, recv_of_send, model, out.problem);
+  const auto predicted = model.network == Network::fair_sharing
+                             ? timing::fair_sharing(in, model, window, out.problem)
+                             : timing::ports(in, model, out.problem);
+  if (!predicted) return out;  // a window too small for the schedule's order (never for 1 and up)
+  out.predicted_seconds = *predicted;
   out.delivered = true;
   return out;
 }

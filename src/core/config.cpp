@@ -46,18 +46,38 @@ std::optional<std::string> environment(const char* name) {
   return std::string(value);
 }
 
+namespace {
+
+int small_count(const std::string& v, const char* name) {
+  const long long n = parse_count(v, name);
+  if (n > std::numeric_limits<int>::max())
+    throw Error(Errc::invalid_argument, std::string(name) + " '" + v + "' is too large");
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
 Parameters parameters_from_environment() {
   Parameters p;
   if (auto v = environment("HERALD_SEGMENT_SIZE")) p.segment = parse_bytes(*v, "HERALD_SEGMENT_SIZE");
-  auto small = [](const std::string& v, const char* name) {
-    const long long n = parse_count(v, name);
-    if (n > std::numeric_limits<int>::max())
-      throw Error(Errc::invalid_argument, std::string(name) + " '" + v + "' is too large");
-    return static_cast<int>(n);
-  };
-  if (auto v = environment("HERALD_CHAIN_FANOUT")) p.fanout = small(*v, "HERALD_CHAIN_FANOUT");
-  if (auto v = environment("HERALD_KNOMIAL_RADIX")) p.radix = small(*v, "HERALD_KNOMIAL_RADIX");
+  if (auto v = environment("HERALD_CHAIN_FANOUT")) p.fanout = small_count(*v, "HERALD_CHAIN_FANOUT");
+  if (auto v = environment("HERALD_KNOMIAL_RADIX")) p.radix = small_count(*v, "HERALD_KNOMIAL_RADIX");
   return p;
+}
+
+SendWindow send_window_from_environment() {
+  SendWindow w;
+  auto positive = [](const char* name, int fallback) {
+    const auto v = environment(name);
+    if (!v) return fallback;
+    const int n = small_count(*v, name);
+    if (n < 1) throw Error(Errc::invalid_argument, std::string(name) + " '" + *v + "' must be at least 1");
+    return n;
+  };
+  w.per_rank = positive("HERALD_SENDS_IN_FLIGHT", w.per_rank);
+  // One bound alone means both, unless the per-peer one is set too.
+  w.per_peer = positive("HERALD_SENDS_PER_PEER", w.per_rank);
+  return w;
 }
 
 Parameters merge(Parameters call, const Parameters& fallback) {

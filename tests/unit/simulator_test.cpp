@@ -1,4 +1,5 @@
 // The simulator must catch each kind of broken schedule, and price correct ones exactly.
+#include <herald/algorithms.hpp>
 #include <herald/dataflow.hpp>
 #include <herald/error.hpp>
 #include <herald/simulator.hpp>
@@ -48,6 +49,91 @@ TEST(Simulator, AGapBelowAlphaLetsTheNextMessageStartEarly) {
                         {{Op::recv, 0, {0, 100}}, {Op::send, 2, {0, 100}}},
                         {{Op::recv, 1, {0, 100}}}}};
   EXPECT_NEAR(simulate(chain, logp).predicted_seconds, 2.2e-6, 1e-15);
+}
+
+// A root sending `bytes` to each of `ranks - 1` others in turn.
+Schedule linear_schedule(int ranks, std::size_t bytes) {
+  Schedule s{{.ranks = ranks, .root = 0, .bytes = bytes}, std::vector<Program>(ranks)};
+  for (int r = 1; r < ranks; ++r) {
+    s.programs[0].push_back({Op::send, r, {0, bytes}});
+    s.programs[r].push_back({Op::recv, 0, {0, bytes}});
+  }
+  return s;
+}
+
+CostModel fair(double overhead = 0, std::size_t eager = 0) {
+  return {.alpha = 1e-6, .beta = 1e-9, .network = Network::fair_sharing, .overhead = overhead, .eager_bytes = eager};
+}
+
+TEST(FairSharing, OneSendInFlightKeepsTheRootsOrder) {
+  // Window 1: the root's next send leaves when the previous one has arrived (1 us + 1 us each).
+  const Schedule s = linear_schedule(5, 1000);
+  EXPECT_NEAR(simulate(s, fair(), {.per_rank = 1, .per_peer = 1}).predicted_seconds, 4 * 2e-6, 1e-12);
+  // Window 4: all four share the root's up link and arrive together, after 4000 bytes' time.
+  EXPECT_NEAR(simulate(s, fair(), {.per_rank = 4, .per_peer = 4}).predicted_seconds, 1e-6 + 4e-6, 1e-12);
+  // The per-peer bound does not limit sends to different peers.
+  EXPECT_NEAR(simulate(s, fair(), {.per_rank = 4, .per_peer = 1}).predicted_seconds, 1e-6 + 4e-6, 1e-12);
+}
+
+TEST(FairSharing, PerPeerWindowKeepsSegmentsToOnePeerInOrder) {
+  // Two segments to the same peer: window 2 per rank but 1 per peer sends them one after the other.
+  const Schedule s = two_ranks({{Op::send, 1, {0, 500}}, {Op::send, 1, {500, 500}}},
+                               {{Op::recv, 0, {0, 500}}, {Op::recv, 0, {500, 500}}}, 1000);
+  EXPECT_NEAR(simulate(s, fair(), {.per_rank = 2, .per_peer = 1}).predicted_seconds, 2 * 1.5e-6, 1e-12);
+  EXPECT_NEAR(simulate(s, fair(), {.per_rank = 2, .per_peer = 2}).predicted_seconds, 1e-6 + 1e-6, 1e-12);
+}
+
+TEST(FairSharing, SendsLeaveInProgramOrder) {
+  // The root's first send waits for nothing but is large; its second is tiny. In order, with one in flight,
+  // the tiny one leaves only once the large one has arrived, as the MPI executor posts them.
+  const Schedule s{{.ranks = 3, .root = 0, .bytes = 1000},
+                   {{{Op::send, 1, {0, 1000}}, {Op::send, 2, {0, 1000}}},
+                    {{Op::recv, 0, {0, 1000}}},
+                    {{Op::recv, 0, {0, 1000}}}}};
+  EXPECT_NEAR(simulate(s, fair(), {}).predicted_seconds, 2 * 2e-6, 1e-12);
+  // A forwarder's send waits for the receive that brings its bytes.
+  const Schedule chain{{.ranks = 3, .root = 0, .bytes = 1000},
+                       {{{Op::send, 1, {0, 1000}}},
+                        {{Op::recv, 0, {0, 1000}}, {Op::send, 2, {0, 1000}}},
+                        {{Op::recv, 1, {0, 1000}}}}};
+  EXPECT_NEAR(simulate(chain, fair(), {}).predicted_seconds, 2 * 2e-6, 1e-12);
+}
+
+TEST(FairSharing, ReceiversShareTheirDownLink) {
+  // Rank 1 gets everything from the root (2 us), then the root and rank 1 each send rank 2 one half at
+  // once: they share its down link, so after 1 us of latency each half moves at half the bandwidth.
+  const Schedule s{{.ranks = 3, .root = 0, .bytes = 1000},
+                   {{{Op::send, 1, {0, 1000}}, {Op::send, 2, {500, 500}}},
+                    {{Op::recv, 0, {0, 1000}}, {Op::send, 2, {0, 500}}},
+                    {{Op::recv, 0, {500, 500}}, {Op::recv, 1, {0, 500}}}}};
+  EXPECT_NEAR(simulate(s, fair(), {}).predicted_seconds, 2e-6 + 1e-6 + 1e-6, 1e-12);
+}
+
+TEST(FairSharing, EagerSendsCompleteWhenPostedAndOverheadsAddUp) {
+  // 1000-byte eager sends: the window does not hold them back; each costs the root 0.1 us to post, and
+  // their bytes share its up link, which is busy from 1.1 us (the first one's latency over) without a
+  // break, so the last byte of the four leaves at 1.1 + 4 us; its receiver then pays 0.1 us.
+  const Schedule s = linear_schedule(5, 1000);
+  EXPECT_NEAR(simulate(s, fair(0.1e-6, 1000), {}).predicted_seconds, 1.1e-6 + 4e-6 + 0.1e-6, 1e-12);
+  // Not eager: one at a time, each 0.1 us to post, 1 us latency, 1 us of bytes; then 0.1 us to complete.
+  EXPECT_NEAR(simulate(s, fair(0.1e-6, 999), {}).predicted_seconds, 4 * 2.1e-6 + 0.1e-6, 1e-12);
+}
+
+TEST(FairSharing, MatchesPortsOnTreesWithOneSendInFlight) {
+  // In a tree every rank receives from one parent, so with one send in flight, no overhead and nothing
+  // eager, sharing links changes nothing: the fair network must price every tree as the ports model
+  // (gap = alpha) does, for every size, root and rank count tried.
+  for (const char* name : {"linear", "binomial", "chain", "binary", "knomial"})
+    for (int ranks = 2; ranks <= 17; ++ranks)
+      for (std::size_t bytes : {std::size_t{1}, std::size_t{100000}, std::size_t{1} << 20})
+        for (int root : {0, ranks / 2}) {
+          const Schedule s = make_schedule(find_algorithm(name),
+                                           {.ranks = ranks, .root = root, .bytes = bytes,
+                                            .parameters = {.segment = 1 << 16}});
+          const double ports = simulate(s, {.alpha = 1e-6, .beta = 1e-9}).predicted_seconds;
+          const double shared = simulate(s, fair(), {}).predicted_seconds;
+          EXPECT_NEAR(shared, ports, ports * 1e-9) << name << " P=" << ranks << " n=" << bytes << " root=" << root;
+        }
 }
 
 TEST(Simulator, MissingBytesAreNotDelivered) {

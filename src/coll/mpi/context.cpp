@@ -43,6 +43,10 @@ int release_all(MPI_Comm, int, void*, void*) {
   for (const std::weak_ptr<CommState>& weak : context.setting_up_)
     if (const std::shared_ptr<CommState> state = weak.lock()) state->wait_ready();
   context.setting_up_.clear();
+#ifdef SMPI_H
+  // SimGrid's SMPI fails MPI_Comm_delete_attr once MPI_Finalize has begun; the simulation ends there anyway.
+  context.users_.clear();
+#endif
   while (!context.users_.empty()) {
     const MPI_Comm user = context.users_.back();
     MPI_Comm_delete_attr(user, context.keyval_);  // runs forget_state, which drops it from the list
@@ -133,6 +137,7 @@ Context::Context() : message_limit_(max_message_bytes) {
     if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
     parameters_ = parameters_from_environment();
     model_ = cost_model_from_environment();
+    window_ = send_window_from_environment();
     if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
       message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");
       if (message_limit_ == 0 || message_limit_ > max_message_bytes)

@@ -139,6 +139,7 @@ class Context {
   const Parameters& parameters() const noexcept { return parameters_; }
   const CostModel& cost_model() const noexcept { return model_; }
   std::size_t message_limit() const noexcept { return message_limit_; }
+  const SendWindow& send_window() const noexcept { return window_; }
 
  private:
   Context();
@@ -148,6 +149,7 @@ class Context {
   std::string default_algorithm_;
   Parameters parameters_;
   CostModel model_;
+  SendWindow window_;
   std::size_t message_limit_;
   std::optional<Error> settings_error_;
   ErrorCodes error_codes_;

@@ -1,6 +1,7 @@
 // The one MPI executor: runs any compiled plan with nonblocking point-to-point on herald's private
 // communicator. Receives are posted up front; each send is posted, in program order, as soon as the receives
-// it waits for (Dataflow) have completed, so a forwarder passes segment k on while segment k+1 arrives.
+// it waits for (Dataflow) have completed and the send window (SendWindow) has room, so a forwarder passes
+// segment k on while segment k+1 arrives, and passes it on before segment k+1 competes with it for the link.
 // Point-to-point, wait and test go through the PMPI entry points, so a library that intercepts MPI_Bcast or
 // MPI_Wait around herald never sees (or re-enters on) herald's own traffic.
 //
@@ -78,8 +79,14 @@ class Outcome {
 
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
  public:
-  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag)
-      : plan_(std::move(plan)), state_(std::move(state)), buffers_(plan_->take_buffers()), base_(base), tag_(tag) {
+  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag,
+              SendWindow window)
+      : plan_(std::move(plan)),
+        state_(std::move(state)),
+        buffers_(plan_->take_buffers()),
+        base_(base),
+        tag_(tag),
+        window_(window) {
     if (!advance(false)) mpi::Context::get().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
@@ -119,7 +126,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
  private:
   // Posts the receives once the communicator is ready, then the sends in program order while their inputs
-  // have arrived; with `block`, waits for both. True once everything is posted.
+  // have arrived and the window has room; with `block`, waits for both. True once everything is posted.
   bool advance(bool block) {
     if (!started_) {
       if (block)
@@ -139,10 +146,27 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       for (std::uint32_t d : plan_->dataflow.waits_for(i))
         if (!complete(d, block)) return false;
       const Step& s = plan_->program[i];
+      if (!make_room(s.peer, block)) return false;
       HERALD_MPI(PMPI_Isend(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
                             state_->comm(), &buffers_.requests[i]));
+      in_flight_.push_back(i);
     }
     return true;
+  }
+
+  // True once a send to `peer` fits the window; with `block`, waits for the oldest send in the way.
+  bool make_room(int peer, bool block) {
+    for (;;) {
+      std::erase_if(in_flight_, [&](std::uint32_t i) { return complete(i, false); });
+      const std::uint32_t* oldest_to_peer = nullptr;
+      int to_peer = 0;
+      for (const std::uint32_t& i : in_flight_)
+        if (plan_->program[i].peer == peer && to_peer++ == 0) oldest_to_peer = &i;
+      const bool rank_full = static_cast<int>(in_flight_.size()) >= window_.per_rank;
+      if (!rank_full && to_peer < window_.per_peer) return true;
+      if (!block) return false;
+      complete(rank_full ? in_flight_.front() : *oldest_to_peer, true);
+    }
   }
 
   // Completes step i's request if it can (or must, with `block`) and checks it; true once done.
@@ -187,6 +211,8 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   Buffers buffers_;
   std::byte* base_;
   int tag_;
+  SendWindow window_;
+  std::vector<std::uint32_t> in_flight_;  // sends posted and not yet seen complete, oldest first
   Outcome outcome_;
   bool started_ = false;
   std::size_t next_send_ = 0;
@@ -276,7 +302,8 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
 
 std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, std::span<std::byte> buffer) {
   if (call.native) return std::make_unique<NativeRun>(slot.state, buffer.data(), buffer.size(), call.key.root);
-  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag);
+  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag,
+                                       mpi::Context::get().send_window());
 }
 
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
@@ -337,7 +364,7 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
     run_blocking(*plan, buffer.data(), slot.state->comm(), slot.tag);
     return;
   }
-  ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
+  ScheduleRun(plan, slot.state, buffer.data(), slot.tag, context.send_window()).wait();
 }
 
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {

@@ -1,0 +1,254 @@
+// The fair-sharing network: a flat cluster in which every rank has an up link and a down link of bandwidth
+// 1/beta into a non-blocking switch. A message from a to b is a flow over a's up link and b's down link.
+// It starts `overhead` after its send is posted (the sender's own time, LogP's o), spends alpha in latency,
+// then moves its bytes at the max-min fair share of both links, which is recomputed whenever a flow starts
+// or ends (as SimGrid's network model does). Ranks post their sends in program order, each once its inputs
+// have arrived and the send window has room; a send of at most eager_bytes counts as complete once posted
+// (MPI's eager protocol), a longer one once its last byte has arrived. Completing a receive costs the
+// receiver `overhead` too.
+#include "timing.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <queue>
+
+namespace herald::timing {
+namespace {
+
+constexpr double never = std::numeric_limits<double>::infinity();
+
+struct Flow {
+  int source = 0;
+  int dest = 0;
+  std::size_t recv_step = 0;
+  bool eager = false;
+  double sent_at = 0;      // when the sender may count it complete, if eager
+  double bytes_left = 0;   // as of `since`
+  double rate = 0;         // bytes per second while in its bandwidth phase
+  double since = 0;
+  std::uint32_t version = 0;  // bumped at every new rate, so stale finish events are skipped
+  std::uint32_t stamp = 0;    // the last reshare that reached it
+};
+
+class FairSharing {
+ public:
+  FairSharing(const Input& in, const CostModel& model, const SendWindow& window)
+      : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks) {
+    const auto& programs = in.schedule.programs;
+    sends_.resize(ranks_);
+    next_.assign(ranks_, 0);
+    cpu_.assign(ranks_, 0.0);
+    in_flight_.resize(ranks_);
+    arrival_.resize(ranks_);
+    observed_.resize(ranks_);
+    link_flows_.resize(2 * static_cast<std::size_t>(ranks_));
+    link_capacity_.assign(link_flows_.size(), 0.0);
+    link_count_.assign(link_flows_.size(), 0);
+    link_stamp_.assign(link_flows_.size(), 0);
+    for (int r = 0; r < ranks_; ++r) {
+      arrival_[r].assign(programs[r].size(), never);
+      observed_[r].assign(programs[r].size(), false);
+      for (std::size_t i = 0; i < programs[r].size(); ++i)
+        if (programs[r][i].op == Step::Op::send) sends_[r].push_back(i);
+    }
+  }
+
+  std::optional<double> run(std::string& problem) {
+    for (int r = 0; r < ranks_; ++r) push(0.0, Kind::post, static_cast<std::size_t>(r));
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      now_ = e.time;
+      switch (e.kind) {
+        case Kind::post:
+          try_post(static_cast<int>(e.id));
+          break;
+        case Kind::start:
+          start(e.id);
+          break;
+        case Kind::finish:
+          if (flows_[e.id].version == e.version) finish(e.id);
+          break;
+      }
+    }
+    for (int r = 0; r < ranks_; ++r)
+      if (next_[r] < sends_[r].size()) {
+        problem = "deadlock: rank " + std::to_string(r) + " step " + std::to_string(sends_[r][next_[r]]) +
+                  " waits for bytes that never arrive";
+        return std::nullopt;
+      }
+    // Each rank ends once it has completed the receives no send of its waited for.
+    double end = 0;
+    for (int r = 0; r < ranks_; ++r) {
+      double t = cpu_[r];
+      std::vector<double> left;
+      for (std::size_t i = 0; i < arrival_[r].size(); ++i)
+        if (arrival_[r][i] != never && !observed_[r][i]) left.push_back(arrival_[r][i]);
+      std::sort(left.begin(), left.end());
+      for (double a : left) t = std::max(t, a) + model_.overhead;
+      end = std::max(end, t);
+    }
+    return end;
+  }
+
+ private:
+  enum class Kind : std::uint8_t { post, start, finish };
+  struct Event {
+    double time;
+    Kind kind;
+    std::size_t id;  // a rank for `post`, a flow otherwise
+    std::uint32_t version;
+    bool operator>(const Event& o) const { return time > o.time; }
+  };
+
+  void push(double time, Kind kind, std::size_t id, std::uint32_t version = 0) {
+    events_.push({time, kind, id, version});
+  }
+  static std::size_t up(int rank) { return 2 * static_cast<std::size_t>(rank); }
+  static std::size_t down(int rank) { return 2 * static_cast<std::size_t>(rank) + 1; }
+
+  // Posts rank r's next sends for as long as their inputs have arrived, its time allows and the window
+  // has room; whatever stops it (an arrival, a completion, its own time) posts again later.
+  void try_post(int r) {
+    const Program& program = in_.schedule.programs[r];
+    while (next_[r] < sends_[r].size()) {
+      const std::size_t i = sends_[r][next_[r]];
+      const auto inputs = in_.flows[r].waits_for(i);
+      for (std::uint32_t d : inputs)
+        if (arrival_[r][d] == never) return;
+      for (std::uint32_t d : inputs)
+        if (!observed_[r][d]) {
+          cpu_[r] = std::max(cpu_[r], arrival_[r][d]) + model_.overhead;
+          observed_[r][d] = true;
+        }
+      if (cpu_[r] > now_) return push(cpu_[r], Kind::post, static_cast<std::size_t>(r));
+      std::erase_if(in_flight_[r], [&](std::size_t f) { return flows_[f].eager && flows_[f].sent_at <= now_; });
+      const Step& step = program[i];
+      const auto to_peer = std::count_if(in_flight_[r].begin(), in_flight_[r].end(),
+                                         [&](std::size_t f) { return flows_[f].dest == step.peer; });
+      if (static_cast<int>(in_flight_[r].size()) >= window_.per_rank || to_peer >= window_.per_peer) return;
+
+      Flow flow;
+      flow.source = r;
+      flow.dest = step.peer;
+      flow.recv_step = in_.recv_of_send[r][i];
+      flow.eager = step.range.length <= model_.eager_bytes;
+      flow.sent_at = now_ + model_.overhead;
+      flow.bytes_left = static_cast<double>(step.range.length);
+      flows_.push_back(flow);
+      in_flight_[r].push_back(flows_.size() - 1);
+      push(now_ + model_.overhead + model_.alpha, Kind::start, flows_.size() - 1);
+      cpu_[r] = now_ + model_.overhead;
+      ++next_[r];
+    }
+  }
+
+  // The latency has passed: the flow's bytes start to move.
+  void start(std::size_t f) {
+    Flow& flow = flows_[f];
+    if (flow.bytes_left <= 0 || model_.beta <= 0) return finish(f);
+    flow.since = now_;
+    link_flows_[up(flow.source)].push_back(f);
+    link_flows_[down(flow.dest)].push_back(f);
+    reshare(up(flow.source), down(flow.dest));
+  }
+
+  void finish(std::size_t f) {
+    Flow& flow = flows_[f];
+    ++flow.version;
+    if (std::erase(link_flows_[up(flow.source)], f) + std::erase(link_flows_[down(flow.dest)], f) > 0)
+      reshare(up(flow.source), down(flow.dest));
+    arrival_[flow.dest][flow.recv_step] = now_;
+    push(now_, Kind::post, static_cast<std::size_t>(flow.dest));
+    if (!flow.eager) {
+      std::erase(in_flight_[flow.source], f);
+      push(now_, Kind::post, static_cast<std::size_t>(flow.source));
+    }
+  }
+
+  // Max-min fair rates for the flows connected (through shared links) to links a and b: the most loaded
+  // link fixes its flows' rate at an equal share, which then leaves the other links; repeat.
+  void reshare(std::size_t a, std::size_t b) {
+    ++stamp_;
+    std::vector<std::size_t> links, component;
+    auto visit = [&](std::size_t link) {
+      if (link_stamp_[link] == stamp_) return;
+      link_stamp_[link] = stamp_;
+      links.push_back(link);
+    };
+    visit(a);
+    visit(b);
+    for (std::size_t k = 0; k < links.size(); ++k)
+      for (std::size_t f : link_flows_[links[k]])
+        if (flows_[f].stamp != stamp_) {
+          flows_[f].stamp = stamp_;
+          component.push_back(f);
+          visit(up(flows_[f].source));
+          visit(down(flows_[f].dest));
+        }
+    const double capacity = 1.0 / model_.beta;
+    for (std::size_t link : links) {
+      link_capacity_[link] = capacity;
+      link_count_[link] = link_flows_[link].size();
+    }
+    std::vector<double> rate(component.size(), -1.0);
+    std::size_t left = component.size();
+    while (left > 0) {
+      std::size_t bottleneck = links.front();
+      double share = never;
+      for (std::size_t link : links)
+        if (link_count_[link] > 0 && link_capacity_[link] / link_count_[link] < share) {
+          share = link_capacity_[link] / link_count_[link];
+          bottleneck = link;
+        }
+      for (std::size_t k = 0; k < component.size(); ++k) {
+        const Flow& flow = flows_[component[k]];
+        if (rate[k] >= 0 || (up(flow.source) != bottleneck && down(flow.dest) != bottleneck)) continue;
+        rate[k] = share;
+        --left;
+        for (std::size_t link : {up(flow.source), down(flow.dest)}) {
+          link_capacity_[link] = std::max(0.0, link_capacity_[link] - share);
+          --link_count_[link];
+        }
+      }
+    }
+    for (std::size_t k = 0; k < component.size(); ++k) {
+      Flow& flow = flows_[component[k]];
+      flow.bytes_left = std::max(0.0, flow.bytes_left - flow.rate * (now_ - flow.since));
+      flow.since = now_;
+      flow.rate = rate[k];
+      flow.version = ++version_;
+      push(now_ + flow.bytes_left / flow.rate, Kind::finish, component[k], flow.version);
+    }
+  }
+
+  const Input& in_;
+  const CostModel& model_;
+  SendWindow window_;
+  int ranks_;
+  double now_ = 0;
+  std::vector<std::vector<std::size_t>> sends_;  // send steps per rank, in program order
+  std::vector<std::size_t> next_;                // per rank, into sends_
+  std::vector<double> cpu_;                      // when each rank's own time is next free
+  std::vector<std::vector<std::size_t>> in_flight_;
+  std::vector<std::vector<double>> arrival_;
+  std::vector<std::vector<bool>> observed_;  // receives a rank has completed (and paid for)
+  std::vector<Flow> flows_;
+  std::vector<std::vector<std::size_t>> link_flows_;  // flows in their bandwidth phase, per link
+  std::vector<double> link_capacity_;
+  std::vector<std::size_t> link_count_;
+  std::vector<std::uint32_t> link_stamp_;
+  std::uint32_t stamp_ = 0;
+  std::uint32_t version_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+};
+
+}  // namespace
+
+std::optional<double> fair_sharing(const Input& in, const CostModel& model, const SendWindow& window,
+                                   std::string& problem) {
+  return FairSharing(in, model, window).run(problem);
+}
+
+}  // namespace herald::timing
