@@ -13,6 +13,7 @@ mpi=${HERALD_MPI:-openmpi}
 packages=(
   cmake g++ make pkg-config                  # build
   libgtest-dev libgmock-dev                  # tests
+  libbenchmark-dev                           # unit benchmarks (the cost of choosing an algorithm)
   nlohmann-json3-dev libcli11-dev            # JSON output and command lines of the programs
   libhwloc-dev clang libomp-dev              # thread balancer: topology, OpenMP (LLVM's runtime has OMPT)
   libclang-rt-14-dev                         # clang's libFuzzer and sanitizer runtimes: the fuzz target

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <herald/schedule.hpp>
+#include <herald/simulator.hpp>
 
 #include <climits>
 #include <span>
@@ -24,6 +25,9 @@ struct AlgorithmInfo {
   bool blocking = false;
   // Builds the steps of one rank. Called with parameters already defaulted and validated.
   Program (*program)(const Problem& problem, int rank) = nullptr;
+  // Its completion time under a cost model, in closed form (with one send in flight per rank), for P >= 2
+  // and parameters defaulted: what "auto" compares. The simulator gives the exact figure.
+  double (*cost)(const Problem& problem, const CostModel& model) = nullptr;
 };
 
 // Every schedule-generating algorithm, in the order the docs list them. (`native`, the installed MPI's own

@@ -6,12 +6,26 @@
 
 namespace herald {
 
-// Simulates every algorithm of the table with its default parameters (or the ones given) and returns the one
-// with the lowest predicted time; ties go to the earlier table entry. Pure and deterministic.
+// What "auto" runs: an algorithm, the parameters it was priced with, and its closed-form time.
+struct Choice {
+  const AlgorithmInfo* algorithm = nullptr;
+  Parameters parameters{};
+  double seconds = 0;
+};
+
+// Prices every algorithm of the table in closed form (AlgorithmInfo::cost) with the parameters given, and
+// each segmented one whose segment the caller left at zero at every candidate segment size too (powers of
+// two from 16 KiB to 16 MiB below the message size, and its default); returns the cheapest, ties to the
+// earlier table entry. Pure and deterministic; its cost does not grow with P.
+Choice choose_algorithm(const Problem& problem, const CostModel& model);
+
+// The algorithm choose_algorithm() picks.
 const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model);
 
-// The cost model "auto" uses: HERALD_ALPHA and HERALD_BETA (seconds, seconds per byte) when set, else values
-// measured on a shared-memory node (docs/configuration.md). Throws Error(invalid_argument) on a bad value.
+// The cost model "auto" uses: HERALD_ALPHA, HERALD_BETA and HERALD_GAP (seconds, seconds per byte), and
+// HERALD_NETWORK (ports or fair) with HERALD_OVERHEAD and HERALD_EAGER_BYTES for the fair-sharing network;
+// unset ones keep values measured on a shared-memory node (docs/configuration.md). Throws
+// Error(invalid_argument) naming the variable on a bad value.
 CostModel cost_model_from_environment();
 
 }  // namespace herald

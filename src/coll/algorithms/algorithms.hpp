@@ -3,6 +3,7 @@
 #pragma once
 
 #include <herald/schedule.hpp>
+#include <herald/simulator.hpp>
 
 namespace herald::detail {
 
@@ -17,5 +18,16 @@ Program scatter_ring_program(const Problem& p, int rank);
 Program scatter_ring_tuned_program(const Problem& p, int rank);
 Program scatter_rdb_program(const Problem& p, int rank);
 Program two_tree_program(const Problem& p, int rank);
+
+// Closed-form costs (cost.cpp), for problems with P >= 2 and parameters defaulted.
+double linear_cost(const Problem& p, const CostModel& m);
+double binomial_cost(const Problem& p, const CostModel& m);
+double knomial_cost(const Problem& p, const CostModel& m);
+double chain_cost(const Problem& p, const CostModel& m);
+double binary_cost(const Problem& p, const CostModel& m);
+double split_binary_cost(const Problem& p, const CostModel& m);
+double two_tree_cost(const Problem& p, const CostModel& m);
+double scatter_ring_cost(const Problem& p, const CostModel& m);
+double scatter_rdb_cost(const Problem& p, const CostModel& m);
 
 }  // namespace herald::detail

@@ -119,8 +119,13 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
   const Context& context = Context::get();
   Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters};
-  const AlgorithmInfo& algorithm = key.algorithm ? *key.algorithm : select_algorithm(problem, context.cost_model());
-  auto plan = std::make_shared<Plan>(algorithm, problem, rank_, context.message_limit());
+  const AlgorithmInfo* algorithm = key.algorithm;
+  if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
+    const Choice choice = choose_algorithm(problem, context.cost_model());
+    algorithm = choice.algorithm;
+    problem.parameters = choice.parameters;
+  }
+  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.message_limit());
   if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
   plans_.emplace(key, plan);
   return last_plan_ = std::move(plan);

@@ -1,0 +1,153 @@
+// Closed-form costs: what each algorithm's schedule takes under a cost model, in a few operations whatever
+// P, so that "auto" can price every algorithm and segment size at every call size without building a
+// schedule. Each formula follows the critical path the algorithm's file describes, in two per-message terms
+// that hold for both networks of the simulator with one send in flight:
+//   hop(m)  from posting a send of m bytes to its receiver having completed it: 2o + alpha + m beta
+//   next(m) from posting a send to posting the rank's next one: o + g + m beta, where g is alpha on the
+//           fair-sharing network (the send completes when its bytes have arrived) and the port gap on the
+//           ports network; an eager send (fair network) completes when posted, so the rank posts the next
+//           after o, while the link still carries the previous one's bytes: max(o, m beta).
+// (o is the fair network's per-message overhead, 0 on the ports network.) The formulas are checked against
+// the simulator in tests/unit/cost_test.cpp.
+#include "algorithms.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace herald::detail {
+namespace {
+
+class Terms {
+ public:
+  explicit Terms(const CostModel& m) : m_(m), fair_(m.network == Network::fair_sharing) {}
+  double o() const { return fair_ ? m_.overhead : 0.0; }
+  double hop(double bytes) const { return 2 * o() + m_.alpha + bytes * m_.beta; }
+  double next(double bytes) const {
+    if (eager(bytes)) return std::max(o(), bytes * m_.beta);  // posting overlaps the previous one's bytes
+    return o() + (fair_ ? m_.alpha : m_.port_seconds()) + bytes * m_.beta;
+  }
+  bool eager(double bytes) const { return fair_ && bytes <= static_cast<double>(m_.eager_bytes); }
+  double beta() const { return m_.beta; }
+
+ private:
+  const CostModel& m_;
+  bool fair_;
+};
+
+int ceil_log(long long base, int ranks) {
+  int levels = 0;
+  for (long long span = 1; span < ranks; span *= base) ++levels;
+  return levels;
+}
+
+int floor_log2(int ranks) {
+  int levels = 0;
+  while ((2LL << levels) <= ranks) ++levels;
+  return levels;
+}
+
+// Segments of a pipelined algorithm: their count and average size. Segments an eager protocol sends all at
+// once share the link and arrive together, so such a pipeline is priced as one segment (store and forward).
+struct Pipeline {
+  double count;
+  double bytes;
+};
+
+Pipeline pipeline(const Problem& p, const Terms& t) {
+  const double n = static_cast<double>(p.bytes);
+  const std::size_t segment = p.parameters.segment;
+  if (segment == 0 || segment >= p.bytes) return {1.0, n};
+  const double count = std::ceil(n / static_cast<double>(segment));
+  if (t.eager(static_cast<double>(segment))) return {1.0, n};
+  return {count, n / count};
+}
+
+// A binomial scatter: n (P-1)/P bytes leave the root, down ceil(log2 P) levels.
+double scatter(const Problem& p, const Terms& t) {
+  const double n = static_cast<double>(p.bytes);
+  return ceil_log(2, p.ranks) * t.hop(0) + n * (p.ranks - 1) / p.ranks * t.beta();
+}
+
+}  // namespace
+
+double linear_cost(const Problem& p, const CostModel& m) {
+  const Terms t(m);
+  const double n = static_cast<double>(p.bytes);
+  return (p.ranks - 2) * t.next(n) + t.hop(n);
+}
+
+// Segmented or not: the root sends each segment to its L children; the last one then goes down L levels.
+double binomial_cost(const Problem& p, const CostModel& m) {
+  const Terms t(m);
+  const Pipeline s = pipeline(p, t);
+  const int levels = ceil_log(2, p.ranks);
+  return (s.count - 1) * levels * t.next(s.bytes) + levels * std::max(t.hop(s.bytes), t.next(s.bytes));
+}
+
+double knomial_cost(const Problem& p, const CostModel& m) {
+  const Terms t(m);
+  const Pipeline s = pipeline(p, t);
+  const int radix = p.parameters.radix;
+  const int levels = ceil_log(radix, p.ranks);
+  const int children = std::min(radix - 1, p.ranks - 1);
+  return (s.count - 1) * levels * children * t.next(s.bytes) +
+         levels * ((children - 1) * t.next(s.bytes) + t.hop(s.bytes));
+}
+
+// f chains of length L: the root sends every segment f times, then the last one crosses L ranks.
+double chain_cost(const Problem& p, const CostModel& m) {
+  const Terms t(m);
+  const Pipeline s = pipeline(p, t);
+  const int others = p.ranks - 1;
+  const int chains = std::clamp(p.parameters.fanout, 1, others);
+  const int length = (others + chains - 1) / chains;
+  return (s.count * chains - 1) * t.next(s.bytes) + length * t.hop(s.bytes);
+}
+
+// Interior ranks send every segment twice; the last segment goes down the tree's height.
+double binary_cost(const Problem& p, const CostModel& m) {
+  if (p.ranks == 2) return chain_cost(p, m);
+  const Terms t(m);
+  const Pipeline s = pipeline(p, t);
+  const int height = floor_log2(p.ranks);
+  return (s.count - 1) * 2 * t.next(s.bytes) + height * (t.hop(s.bytes) + t.next(s.bytes));
+}
+
+// Each half goes down one sub-tree (two sends per segment of a half), then partners swap halves.
+double split_binary_cost(const Problem& p, const CostModel& m) {
+  if (p.ranks == 2) return chain_cost(p, m);
+  const Terms t(m);
+  const Pipeline s = pipeline(p, t);
+  const int height = floor_log2(p.ranks);
+  return (1.5 * s.count - 1) * t.next(s.bytes) + height * (t.hop(s.bytes) + t.next(s.bytes));
+}
+
+// Every rank sends about one segment per segment it receives; the last crosses both trees' heights.
+double two_tree_cost(const Problem& p, const CostModel& m) {
+  // Two or three ranks: the trees are single edges, and (P = 3) each rank forwards to the other what the
+  // root sent it, which costs as much as the root sending everything to both.
+  if (p.ranks <= 3) return linear_cost(p, m);
+  const Terms t(m);
+  const Pipeline s = pipeline(p, t);
+  return (s.count - 1) * t.next(s.bytes) + 2 * ceil_log(2, p.ranks) * t.hop(s.bytes);
+}
+
+// Scatter, then P-1 ring steps, each waiting for the chunk the previous one brought.
+double scatter_ring_cost(const Problem& p, const CostModel& m) {
+  const Terms t(m);
+  const double chunk = static_cast<double>(p.bytes) / p.ranks;
+  return scatter(p, t) + (p.ranks - 1) * t.hop(chunk);
+}
+
+// Scatter, then recursive doubling: log2 P exchanges moving n (P-1)/P bytes in all, plus one step to or
+// from the stand-ins when P is not a power of two.
+double scatter_rdb_cost(const Problem& p, const CostModel& m) {
+  // Chunks of a byte at most, or one rank beside a pair: the bytes go down a binomial tree.
+  if (p.bytes < static_cast<std::size_t>(p.ranks) || p.ranks == 3) return binomial_cost(p, m);
+  const Terms t(m);
+  const int below = 1 << floor_log2(p.ranks);
+  const double extra = below == p.ranks ? 0.0 : t.hop(static_cast<double>(p.bytes) / below);
+  return 2 * scatter(p, t) + extra;
+}
+
+}  // namespace herald::detail
