@@ -73,6 +73,36 @@ TEST(Config, ReadsTheCostModelFromTheEnvironment) {
   ::unsetenv("HERALD_BETA");
 }
 
+TEST(Config, ReadsTheFairNetworkAndTheSendWindow) {
+  ::setenv("HERALD_NETWORK", "fair", 1);
+  ::setenv("HERALD_OVERHEAD", "5e-7", 1);
+  ::setenv("HERALD_EAGER_BYTES", "64K", 1);
+  CostModel m = cost_model_from_environment();
+  EXPECT_EQ(m.network, Network::fair_sharing);
+  EXPECT_DOUBLE_EQ(m.overhead, 5e-7);
+  EXPECT_EQ(m.eager_bytes, 65536u);
+  ::setenv("HERALD_NETWORK", "infiniband", 1);
+  EXPECT_THROW(cost_model_from_environment(), Error);
+  for (const char* name : {"HERALD_NETWORK", "HERALD_OVERHEAD", "HERALD_EAGER_BYTES"}) ::unsetenv(name);
+
+  EXPECT_EQ(send_window_from_environment(), (SendWindow{.per_rank = 1, .per_peer = 1}));
+  ::setenv("HERALD_SENDS_IN_FLIGHT", "4", 1);
+  EXPECT_EQ(send_window_from_environment(), (SendWindow{.per_rank = 4, .per_peer = 4}));
+  ::setenv("HERALD_SENDS_PER_PEER", "1", 1);
+  EXPECT_EQ(send_window_from_environment(), (SendWindow{.per_rank = 4, .per_peer = 1}));
+  for (const char* bad : {"0", "-2", "many"}) {
+    ::setenv("HERALD_SENDS_IN_FLIGHT", bad, 1);
+    try {
+      send_window_from_environment();
+      ADD_FAILURE() << "HERALD_SENDS_IN_FLIGHT=" << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("HERALD_SENDS_IN_FLIGHT"), std::string::npos) << e.what();
+    }
+  }
+  ::unsetenv("HERALD_SENDS_IN_FLIGHT");
+  ::unsetenv("HERALD_SENDS_PER_PEER");
+}
+
 TEST(Config, CallParametersWinOverFallback) {
   const Parameters p = merge({.segment = 10}, {.segment = 20, .fanout = 3});
   EXPECT_EQ(p.segment, 10u);
