@@ -3,9 +3,8 @@
 namespace herald::mpi {
 namespace {
 
-// Below this a blocking tree step costs less than posting, testing and waiting on requests (measured at
-// 2 ranks with Open MPI's shared memory; docs/benchmarks.md). Exclusive, as MPI libraries' eager limits
-// are: a 64 KiB message already goes by rendezvous in Open MPI over TCP and in SimGrid's SMPI.
+// Up to here a blocking tree step costs less than posting, testing and waiting on requests (measured at
+// 2 ranks with Open MPI's shared memory: at 64 KiB the nonblocking path costs 30-50% more; docs/benchmarks.md).
 constexpr std::size_t blocking_bytes = 64 * 1024;
 
 // One receive, and no send back to where it came from: this rank's part of a tree.
@@ -31,7 +30,7 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
       dataflow(program, rank == problem.root, problem.bytes, rank) {
   for (std::size_t i = 0; i < program.size(); ++i)
     (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
-  blocking = a.blocking || (problem.bytes < blocking_bytes && tree_step(program));
+  blocking = a.blocking || (problem.bytes <= blocking_bytes && tree_step(program));
   Buffers first;
   first.requests.assign(program.size(), MPI_REQUEST_NULL);
   first.scratch.resize(dataflow.scratch_bytes());
