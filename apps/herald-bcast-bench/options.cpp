@@ -1,12 +1,11 @@
 #include "options.hpp"
 
+#include "cli.hpp"
 #include "contender.hpp"
 
 #include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
-
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -132,7 +131,7 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
-    parsed.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;
+    parsed.exit_code = (app.exit)(e, out, err) == 0 ? 0 : 2;  // parenthesised: see cli.hpp
     parsed.message = out.str() + err.str();
     return parsed;
   }
