@@ -15,7 +15,15 @@ void check(int rc, const char* call) {
 Communicator::Communicator(MPI_Comm parent) { HERALD_MPI(MPI_Comm_dup(parent, &comm_)); }
 
 void Communicator::start_dup(MPI_Comm parent, MPI_Request& pending) {
+#ifdef SMPI_H
+  // SimGrid's SMPI (3.32) does not implement MPI_Comm_idup. Its ranks are simulated processes that all
+  // reach their first broadcast on a communicator together, so the blocking duplicate serves; the request
+  // is left null, which reads as a duplicate already made.
+  HERALD_MPI(PMPI_Comm_dup(parent, &comm_));
+  pending = MPI_REQUEST_NULL;
+#else
   HERALD_MPI(PMPI_Comm_idup(parent, &comm_, &pending));
+#endif
 }
 
 Communicator::~Communicator() {
