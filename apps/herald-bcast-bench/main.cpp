@@ -4,8 +4,11 @@
 // picks the iteration count (so large sizes stay within the time budget); after a warm-up, each repetition
 // runs every algorithm in turn (native A B C ..., native A B C ...) so herald and its peer share the same
 // conditions. One sample = barrier, N back-to-back broadcasts, the per-iteration average of each rank, the
-// maximum over ranks. Exit codes: 0 done, 2 bad option (before any broadcast), 3 wrong data or an error.
+// maximum over ranks. With --clock sync a sample is instead timed from one start instant shared by every
+// rank to the latest finish (clock.hpp). Exit codes: 0 done, 2 bad option (before any broadcast), 3 wrong
+// data or an error.
 #include "calibration.hpp"
+#include "clock.hpp"
 #include "contender.hpp"
 #include "mpi_call.hpp"
 #include "options.hpp"
@@ -54,6 +57,40 @@ class OwnedComm {
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// The benchmark's message buffer, sized for the largest message: each rank's own, or with --shared-buffer
+// (SMPI only) one SMPI_SHARED_MALLOC block that every simulated rank maps, since SMPI runs all ranks in one
+// process and 1024 ranks cannot each hold 256 MiB. Its contents are then meaningless: the ranks overwrite
+// each other's bytes, and SMPI (smpi/shared-malloc:global) skips copying them at all.
+class MessageBuffer {
+ public:
+  MessageBuffer(std::size_t bytes, bool shared) {
+#ifdef SMPI_H
+    if (shared) {
+      shared_ = static_cast<std::byte*>(SMPI_SHARED_MALLOC(std::max<std::size_t>(bytes, 1)));
+      if (shared_ == nullptr) throw Error(Errc::invalid_argument, "SMPI_SHARED_MALLOC failed");
+      data_ = shared_;
+      return;
+    }
+#endif
+    (void)shared;  // refused outside SMPI when parsing the options
+    own_.resize(bytes);
+    data_ = own_.data();
+  }
+  ~MessageBuffer() {
+#ifdef SMPI_H
+    if (shared_ != nullptr) SMPI_SHARED_FREE(shared_);
+#endif
+  }
+  MessageBuffer(const MessageBuffer&) = delete;
+  MessageBuffer& operator=(const MessageBuffer&) = delete;
+  std::span<std::byte> first(std::size_t bytes) const noexcept { return {data_, bytes}; }
+
+ private:
+  std::vector<std::byte> own_;
+  std::byte* shared_ = nullptr;
+  std::byte* data_ = nullptr;
 };
 
 // True on every rank when rank 0 can write every output file (checked up front, not after the run).
@@ -109,19 +146,22 @@ bool validate_size(std::span<const Contender> contenders, std::span<std::byte> b
 }
 
 // Iterations per repetition at this size: --iterations, scaled down so the slowest algorithm's repetition
-// takes about --time-budget, but at least --min-iterations. Every rank gets the same answer.
+// takes about --time-budget, but at least --min-iterations. Every rank gets the same answer, and `probes`
+// each contender's probe time (the maximum over ranks; left empty without a time budget).
 int iterations_for(std::span<const Contender> contenders, std::span<std::byte> buffer, const Settings& s,
-                   MPI_Comm comm) {
+                   MPI_Comm comm, std::vector<double>& probes) {
+  probes.clear();
   if (s.time_budget <= 0) return s.iterations;
   // Each algorithm's estimate is the better of two short probes, so one stall on a busy machine does not
   // cut the iteration count for the whole size.
   const int probe = std::min(probe_iterations, s.iterations);
-  double slowest = 0;
   for (const Contender& c : contenders) {
     const double first = c.average_seconds(buffer, s.root, comm, probe);
-    slowest = std::max(slowest, std::min(first, c.average_seconds(buffer, s.root, comm, probe)));
+    probes.push_back(std::min(first, c.average_seconds(buffer, s.root, comm, probe)));
   }
-  BENCH_MPI(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
+  BENCH_MPI(MPI_Allreduce(MPI_IN_PLACE, probes.data(), static_cast<int>(probes.size()), MPI_DOUBLE, MPI_MAX,
+                          comm));
+  const double slowest = *std::max_element(probes.begin(), probes.end());
   if (slowest <= 0) return s.iterations;
   const double fit = s.time_budget / slowest;
   const int scaled = fit >= s.iterations ? s.iterations : std::max(static_cast<int>(fit), s.min_iterations);
@@ -164,18 +204,34 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
       std::cout << "# note: fewer than 5 repetitions; reported figures need at least 5\n";
   }
 
-  std::vector<std::byte> storage(*std::max_element(s.sizes.begin(), s.sizes.end()));
+  const MessageBuffer storage(*std::max_element(s.sizes.begin(), s.sizes.end()), s.shared_buffer);
+  std::vector<Lead> leads(contenders.size());  // the sync clock's, one per contender
+  std::vector<double> probes;
   for (const std::size_t bytes : s.sizes) {
-    const std::span<std::byte> buffer(storage.data(), bytes);
-    if (!validate_size(contenders, buffer, s.root, rank, comm)) return exit_failure;
+    const std::span<std::byte> buffer = storage.first(bytes);
+    // A shared buffer holds every rank's bytes at once: there is nothing to check.
+    if (!s.shared_buffer && !validate_size(contenders, buffer, s.root, rank, comm)) return exit_failure;
 
-    const int iterations = iterations_for(contenders, buffer, s, comm);
-    for (const Contender& c : contenders)
-      for (int i = 0; i < std::min(s.warmup, iterations); ++i) c.broadcast(buffer, s.root, comm);
+    const int iterations = iterations_for(contenders, buffer, s, comm, probes);
+    // A lead of twice the probe time rarely needs redoing (the probe may read short: it is on the OSU clock).
+    for (std::size_t k = 0; k < probes.size(); ++k)
+      leads[k].seconds = std::max(leads[k].seconds, 2 * probes[k]);
+    for (std::size_t k = 0; k < contenders.size(); ++k) {
+      for (int i = 0; i < std::min(s.warmup, iterations); ++i) {
+        // On the sync clock the warm-up also finds the lead this size needs, one broadcast at a time,
+        // so the timed samples seldom have to be redone.
+        if (s.clock == Clock::sync) (void)synchronised_seconds(contenders[k], buffer, s.root, comm, 1, leads[k]);
+        else contenders[k].broadcast(buffer, s.root, comm);
+      }
+    }
 
     std::vector<std::vector<double>> samples(contenders.size());
     for (int repetition = 0; repetition < s.repetitions; ++repetition) {
       for (std::size_t k = 0; k < contenders.size(); ++k) {
+        if (s.clock == Clock::sync) {
+          samples[k].push_back(synchronised_seconds(contenders[k], buffer, s.root, comm, iterations, leads[k]));
+          continue;
+        }
         const double mine = contenders[k].average_seconds(buffer, s.root, comm, iterations);
         double slowest = 0;
         BENCH_MPI(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm));
@@ -203,6 +259,16 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
   }
 
   if (rank == 0) {
+    if (s.clock == Clock::sync) {
+      int late = 0;
+      double longest = 0;
+      for (const Lead& lead : leads) {
+        late += lead.late_samples;
+        longest = std::max(longest, lead.seconds);
+      }
+      std::cout << "# sync clock: " << late << " sample(s) redone after a rank reached the start late; "
+                << "longest lead " << longest * 1e6 << " us\n";
+    }
     print_summary(std::cout, run);
     if (!s.csv.empty()) write_csv(s.csv, run);
     if (!s.json.empty()) write_json(s.json, run);
@@ -226,6 +292,13 @@ int main(int argc, char** argv) {
   if (!parsed.settings) {
     if (rank == 0) (parsed.exit_code == 0 ? std::cout : std::cerr) << parsed.message << std::flush;
     return parsed.exit_code;
+  }
+  // Checked before any message: with clocks that disagree, the sync clock would measure their offsets.
+  if (parsed.settings->clock == Clock::sync && !global_clock()) {
+    if (rank == 0)
+      std::cerr << "herald-bcast-bench: --clock sync needs a global clock, and this MPI does not set "
+                   "MPI_WTIME_IS_GLOBAL (SimGrid's SMPI does); use --clock osu\n" << std::flush;
+    return exit_bad_option;
   }
   try {
     const OwnedComm comm(MPI_COMM_WORLD);

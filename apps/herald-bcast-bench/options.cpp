@@ -1,12 +1,12 @@
 #include "options.hpp"
 
+#include "cli.hpp"
+#include "clock.hpp"
 #include "contender.hpp"
 
 #include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
-
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -122,6 +122,20 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   app.add_option("--fanout", s.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", s.parameters.radix, "tree radix (knomial)");
   app.add_flag("--nonblocking", s.nonblocking, "time ibcast + wait instead of bcast");
+  std::string clock_text = "osu";
+  app.add_option("--clock", clock_text,
+                 "osu: each rank times the back-to-back broadcasts from its own exit of a barrier, and the "
+                 "sample is the slowest rank's average; sync: every broadcast starts at one instant T on "
+                 "every rank (set by the root a lead ahead, the lead doubled and the sample redone whenever "
+                 "a rank reaches T late), and lasts until the latest rank finishes; the sample is the "
+                 "average of (latest finish - T). sync needs a global clock (MPI_WTIME_IS_GLOBAL, as under "
+                 "SimGrid's SMPI)")
+      ->check(CLI::IsMember({"osu", "sync"}))
+      ->capture_default_str();
+  app.add_flag("--shared-buffer", s.shared_buffer,
+               "SimGrid's SMPI only: one buffer shared by every simulated rank (SMPI_SHARED_MALLOC; run with "
+               "--cfg=smpi/shared-malloc:global), so large sizes fit in memory at hundreds of ranks; the data "
+               "is not validated");
   app.add_option("--alpha", alpha, "seconds per message for the predictions (default: measured)");
   app.add_option("--beta", beta, "seconds per byte for the predictions (default: measured)");
   app.add_option("--csv", s.csv, "write the results as CSV to this file");
@@ -132,7 +146,7 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
-    parsed.exit_code = app.exit(e, out, err) == 0 ? 0 : 2;
+    parsed.exit_code = (app.exit)(e, out, err) == 0 ? 0 : 2;  // parenthesised: see cli.hpp
     parsed.message = out.str() + err.str();
     return parsed;
   }
@@ -152,6 +166,10 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   } catch (const Error& e) {
     return fail(e.what());
   }
+  s.clock = clock_text == "sync" ? Clock::sync : Clock::osu;
+  if (s.shared_buffer && !under_smpi)
+    return fail("--shared-buffer needs a build with SimGrid's smpicxx (SMPI_SHARED_MALLOC); this one runs on "
+                "a real MPI, where every rank keeps its own buffer");
   if (s.iterations < 1) return fail("--iterations must be at least 1");
   if (s.min_iterations < 1) return fail("--min-iterations must be at least 1");
   if (s.repetitions < 1) return fail("--repetitions must be at least 1");

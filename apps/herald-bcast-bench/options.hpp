@@ -10,6 +10,10 @@
 
 namespace herald::bench {
 
+// How a sample is timed (see clock.hpp): osu, each rank from its own exit of a barrier; sync, every
+// broadcast from one instant shared by all ranks, which needs a global clock.
+enum class Clock { osu, sync };
+
 struct Settings {
   // Canonical names in run order: "native" (the installed MPI_Bcast, the peer) always first, then herald's
   // algorithms and "auto".
@@ -23,6 +27,8 @@ struct Settings {
   int root = 0;                    // a rank of the group (-1 on the command line means the last rank)
   Parameters parameters{};         // passed to every herald algorithm; zero means its default
   bool nonblocking = false;        // ibcast + wait instead of bcast (MPI_Ibcast + MPI_Wait for native)
+  Clock clock = Clock::osu;
+  bool shared_buffer = false;      // one SMPI_SHARED_MALLOC block for every rank, no validation (SMPI only)
   std::optional<double> alpha;     // seconds per message; measured when not given
   std::optional<double> beta;      // seconds per byte; measured when not given
   std::string csv;

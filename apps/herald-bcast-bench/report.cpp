@@ -115,12 +115,19 @@ void print_header(std::ostream& out, const Run& run) {
       << "# " << s.repetitions << " repetitions, up to " << s.iterations << " iterations each (at least "
       << s.min_iterations << ", time budget " << s.time_budget * 1e3 << " ms per algorithm and repetition), "
       << s.warmup << " warm-up\n"
-      << "# latency = max over ranks of the per-iteration average; median/min/max over repetitions; "
-         "ratio = median / native's median\n"
+      << (s.clock == Clock::sync
+              ? "# clock sync: every broadcast starts at one instant T on every rank; latency = average over "
+                "iterations of (latest finish over ranks - T)"
+              : "# clock osu: latency = max over ranks of the per-iteration average")
+      << "; median/min/max over repetitions; ratio = median / native's median\n"
+      << (s.shared_buffer ? "# buffer shared by every rank (SMPI_SHARED_MALLOC): the data is NOT validated\n"
+                          : "")
       << "# verdict: faster/slower when the min-max ranges do not overlap, else not distinguishable\n"
       << "# prediction: herald's simulator, alpha " << format("%.3g", c.alpha * 1e6) << " us, beta "
       << format("%.3g", c.beta * 1e9) << " ns/byte ("
       << (c.measured ? "measured by ping-pong between ranks 0 and 1" : "given or defaulted") << ")\n"
+      << "# gap between back-to-back small sends " << format("%.3g", c.gap * 1e6) << " us"
+      << " (a burst of 64 from rank 0 to 1, measured with alpha and beta; 0 when both are given)\n"
       << "# auto's cost model: HERALD_ALPHA=" << std::getenv("HERALD_ALPHA")
       << " HERALD_BETA=" << std::getenv("HERALD_BETA") << " (the figures above unless set by the user)\n";
   char line[256];
@@ -199,6 +206,8 @@ void write_json(const std::string& path, const Run& run) {
                      {"sizes", s.sizes},
                      {"root", s.root},
                      {"mode", s.nonblocking ? "nonblocking" : "blocking"},
+                     {"clock", s.clock == Clock::sync ? "sync" : "osu"},
+                     {"shared_buffer", s.shared_buffer},
                      {"iterations", s.iterations},
                      {"min_iterations", s.min_iterations},
                      {"time_budget_s", s.time_budget},
@@ -208,6 +217,7 @@ void write_json(const std::string& path, const Run& run) {
                      {"fanout", s.parameters.fanout},
                      {"radix", s.parameters.radix}};
   out["calibration"] = {{"alpha_s", c.alpha},           {"beta_s_per_byte", c.beta},
+                        {"gap_s", c.gap},
                         {"measured", c.measured},       {"small_bytes", c.small_bytes},
                         {"small_one_way_s", c.small_seconds}, {"large_bytes", c.large_bytes},
                         {"large_one_way_s", c.large_seconds}};

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Gathers the runs of bench/smpi/run-bcast.sh into one CSV, markdown tables and plots.
+
+    /usr/bin/python3 bench/smpi/bcast_report.py --manifest results/runs.csv --out results --latency 1us
+
+The manifest (runs.csv, written by run-bcast.sh) has one line per smpirun: topology, bandwidth, latency,
+hosts, bytes, run ("herald" or "smpi_<algorithm>"), status (ok, failed, timeout, skipped), wall_s,
+shared_buffer and the herald-bcast-bench CSV it wrote. Writes into --out:
+
+  smpi-bcast.csv   one row per topology, bandwidth, hosts, size and algorithm: time_us (the benchmark's
+                   median), lower_bound_us, and the ratios to the bound, to the best SMPI built-in
+                   algorithm and to SMPI's default MPI_Bcast; auto_pick on auto's rows
+  smpi-bcast.md    per setting and size: the bound, herald's auto (its pick), the best herald algorithm, the
+                   best SMPI built-in, SMPI's default and two ratios; then, per setting, the runs' wall
+                   times and every run that did not end well
+  smpi-bcast-<topology>-<bandwidth>.png   time / lower bound per size, one panel per host count
+
+Lower bound of a broadcast of n bytes to P hosts: max(ceil(log2 P) * alpha, n * beta), with alpha two link
+latencies (a message crosses two links at least) and beta the time a link takes per byte: the number of
+ranks holding the data at most doubles per message time, and every byte must cross the root's link.
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+SMPI_DEFAULT = "smpi:default"
+FIELDS = ["topology", "bandwidth_gbps", "hosts", "bytes", "algorithm", "time_us", "lower_bound_us",
+          "ratio_to_bound", "ratio_to_best_smpi", "ratio_to_smpi_default", "auto_pick"]
+
+
+def seconds(text):
+    """'1us' -> 1e-6."""
+    match = re.fullmatch(r"([0-9.]+)(s|ms|us|ns)", text)
+    if not match:
+        sys.exit(f"bcast_report.py: cannot read the time '{text}'")
+    return float(match.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[match.group(2)]
+
+
+def bits_per_second(text):
+    """SimGrid's rate in bits: '10Gbps' -> 1e10."""
+    match = re.fullmatch(r"([0-9.]+)([kMGT]?)bps", text)
+    if not match:
+        sys.exit(f"bcast_report.py: cannot read the bandwidth '{text}'")
+    return float(match.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[match.group(2)]
+
+
+def lower_bound_us(hosts, size, latency_s, bandwidth_bps):
+    alpha = 2 * latency_s
+    beta = 8 / bandwidth_bps
+    return max(math.ceil(math.log2(hosts)) * alpha, size * beta) * 1e6
+
+
+def human_bytes(value):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= scale and value % scale == 0:
+            return f"{value // scale} {unit}"
+    return f"{value} B"
+
+
+def short_bytes(value):
+    """Axis label: 1024 -> '1K'."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if value >= scale:
+            return f"{value / scale:g}{unit}"
+    return f"{value:g}"
+
+
+def read_manifest(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def gather(runs):
+    """{(topology, bandwidth, hosts): {bytes: {algorithm: (time_us, resolved)}}} from the runs that ended."""
+    settings = defaultdict(lambda: defaultdict(dict))
+    for run in runs:
+        if run["status"] != "ok" or not os.path.exists(run["csv"]):
+            continue
+        key = (run["topology"], run["bandwidth"], int(run["hosts"]))
+        with open(run["csv"], newline="") as handle:
+            for row in csv.DictReader(handle):
+                size = int(row["bytes"])
+                if run["run"] == "herald":
+                    # The herald run's native is SMPI's MPI_Bcast as configured by default.
+                    name = SMPI_DEFAULT if row["algorithm"] == "native" else row["algorithm"]
+                else:
+                    if row["algorithm"] != "native":
+                        continue
+                    name = "smpi:" + run["run"][len("smpi_"):]
+                settings[key][size][name] = (float(row["median_us"]), row["resolved"])
+    return settings
+
+
+def is_smpi(name):
+    return name.startswith("smpi:")
+
+
+def best(entries, keep):
+    """(name, time) of the fastest entry whose name passes `keep`, or (None, None)."""
+    chosen = [(time, name) for name, (time, _) in entries.items() if keep(name)]
+    if not chosen:
+        return None, None
+    time, name = min(chosen)
+    return name, time
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fmt(value, spec="{:.2f}"):
+    return "" if value is None else spec.format(value)
+
+
+def analyse(settings, latency_s):
+    """Rows for the CSV and, per setting and size, the summary the table shows."""
+    rows, summaries = [], defaultdict(list)
+    for (topology, bandwidth, hosts), sizes in sorted(settings.items(),
+                                                      key=lambda kv: (kv[0][0], bits_per_second(kv[0][1]), kv[0][2])):
+        for size in sorted(sizes):
+            entries = sizes[size]
+            bound = lower_bound_us(hosts, size, latency_s, bits_per_second(bandwidth))
+            best_smpi_name, best_smpi = best(entries, lambda n: is_smpi(n) and n != SMPI_DEFAULT)
+            default = entries.get(SMPI_DEFAULT, (None, None))[0]
+            auto, pick = entries.get("auto", (None, ""))
+            for name, (time, resolved) in sorted(entries.items(), key=lambda e: (is_smpi(e[0]), e[0])):
+                rows.append({
+                    "topology": topology,
+                    "bandwidth_gbps": f"{bits_per_second(bandwidth) / 1e9:g}",
+                    "hosts": hosts,
+                    "bytes": size,
+                    "algorithm": name,
+                    "time_us": f"{time:.4f}",
+                    "lower_bound_us": f"{bound:.4f}",
+                    "ratio_to_bound": fmt(ratio(time, bound), "{:.4f}"),
+                    "ratio_to_best_smpi": fmt(ratio(time, best_smpi), "{:.4f}"),
+                    "ratio_to_smpi_default": fmt(ratio(time, default), "{:.4f}"),
+                    "auto_pick": resolved if name == "auto" else "",
+                })
+            # auto resolves to one of herald's algorithms: the best herald algorithm is chosen without it.
+            best_herald_name, best_herald = best(entries, lambda n: not is_smpi(n) and n != "auto")
+            summaries[(topology, bandwidth, hosts)].append({
+                "bytes": size, "bound": bound, "auto": auto, "pick": pick,
+                "best_herald": best_herald, "best_herald_name": best_herald_name,
+                "best_smpi": best_smpi, "best_smpi_name": best_smpi_name, "default": default,
+            })
+    return rows, summaries
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def named(time, name):
+    return "" if time is None else f"{time:.2f} ({name})"
+
+
+def write_markdown(path, summaries, runs, preamble):
+    lines = []
+    if preamble:
+        with open(preamble) as handle:
+            lines.append(handle.read().rstrip("\n"))
+            lines.append("")
+    lines += [
+        "Times in microseconds: each broadcast from one start on every rank to the last rank's finish. The bound",
+        "is max(ceil(log2 P) x 2 latencies, n / bandwidth). herald's algorithms and `auto` ran in one smpirun,",
+        "whose `native` is SMPI's default `MPI_Bcast` (\"SMPI default\"); each SMPI built-in algorithm ran in its",
+        "own (`--cfg=smpi/bcast:NAME`). Below 1, \"herald / SMPI\" means herald's best is faster than SMPI's best",
+        "built-in; \"auto / best\" is what `auto`'s choice costs over the best herald algorithm (1: it chose the best).",
+        "",
+    ]
+    for (topology, bandwidth, hosts), entries in summaries.items():
+        lines += [f"## {topology}, {bandwidth}, {hosts} hosts", "",
+                  "| size | bound | herald auto (pick) | best herald | best SMPI built-in | SMPI default "
+                  "| herald / SMPI | auto / best |",
+                  "|---:|---:|---|---|---|---:|---:|---:|"]
+        for e in entries:
+            lines.append("| " + " | ".join([
+                human_bytes(e["bytes"]), f"{e['bound']:.2f}", named(e["auto"], e["pick"]),
+                named(e["best_herald"], e["best_herald_name"]),
+                named(e["best_smpi"], (e["best_smpi_name"] or "")[len("smpi:"):]), fmt(e["default"]),
+                fmt(ratio(e["best_herald"], e["best_smpi"])), fmt(ratio(e["auto"], e["best_herald"])),
+            ]) + " |")
+        lines.append("")
+    lines += ["## Runs", "",
+              "Wall time of the smpiruns (one per setting, size and run) on this machine; the herald run measures",
+              "every herald algorithm and `auto`, each SMPI run one built-in algorithm.", "",
+              "| topology | bandwidth | hosts | size | herald run (s) | SMPI runs (s), total | slowest SMPI run | buffer |",
+              "|---|---|---:|---:|---:|---:|---|---|"]
+    points = defaultdict(list)
+    for run in runs:
+        points[(run["topology"], run["bandwidth"], int(run["hosts"]), int(run["bytes"]))].append(run)
+    for (topology, bandwidth, hosts, size), group in points.items():
+        herald = [r for r in group if r["run"] == "herald"]
+        smpi = [r for r in group if r["run"] != "herald" and r["status"] != "skipped"]
+        slowest = max(smpi, key=lambda r: int(r["wall_s"]), default=None)
+        buffers = {r["shared_buffer"] for r in group if r["shared_buffer"]}
+        lines.append("| " + " | ".join([
+            topology, bandwidth, str(hosts), human_bytes(size),
+            " ".join(f"{r['wall_s']} ({r['status']})" if r["status"] != "ok" else r["wall_s"] for r in herald),
+            str(sum(int(r["wall_s"]) for r in smpi)),
+            f"{slowest['run'][len('smpi_'):]}, {slowest['wall_s']}" if slowest else "",
+            "shared" if buffers == {"yes"} else "own, validated" if buffers == {"no"} else "",
+        ]) + " |")
+    trouble = [r for r in runs if r["status"] != "ok"]
+    if trouble:
+        lines += ["", "Runs that did not end well (timeout: stopped at --timeout; skipped: a smaller size of the same",
+                  "run timed out; failed: see runs/ for its log):", "",
+                  "| topology | bandwidth | hosts | size | run | status |", "|---|---|---:|---:|---|---|"]
+        for r in trouble:
+            lines.append(f"| {r['topology']} | {r['bandwidth']} | {r['hosts']} | {human_bytes(int(r['bytes']))} | "
+                         f"{r['run']} | {r['status']} |")
+    with open(path, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+
+
+def plot(out, summaries):
+    """One PNG per topology and bandwidth, one panel per host count: time / bound against size."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
+    except ImportError:
+        print("bcast_report.py: matplotlib is missing (Debian: python3-matplotlib); no plots", file=sys.stderr)
+        return []
+    groups = defaultdict(dict)
+    for (topology, bandwidth, hosts), entries in summaries.items():
+        groups[(topology, bandwidth)][hosts] = entries
+    written = []
+    lines = [("best herald", "best_herald", dict(color="tab:blue", marker="o")),
+             ("herald auto", "auto", dict(color="tab:cyan", marker="x", linestyle="--")),
+             ("best SMPI built-in", "best_smpi", dict(color="tab:red", marker="s")),
+             ("SMPI default", "default", dict(color="black", marker="^", linestyle=":"))]
+    for (topology, bandwidth), by_hosts in sorted(groups.items()):
+        counts = sorted(by_hosts)
+        fig, axes = plt.subplots(1, len(counts), figsize=(max(6.0, 4.2 * len(counts)), 3.8), squeeze=False,
+                                 sharey=True)
+        for axis, hosts in zip(axes[0], counts):
+            entries = by_hosts[hosts]
+            for label, key, style in lines:
+                points = [(e["bytes"], e[key] / e["bound"]) for e in entries if e[key] is not None]
+                if points:
+                    axis.plot(*zip(*points), label=label, linewidth=1.3, markersize=4, **style)
+            axis.axhline(1.0, color="grey", linewidth=0.8)
+            axis.set_xscale("log", base=2)
+            axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: short_bytes(value)))
+            axis.set_yscale("log")
+            axis.set_title(f"{hosts} hosts")
+            axis.set_xlabel("bytes")
+            axis.grid(True, which="both", alpha=0.3)
+        axes[0][0].set_ylabel("time / lower bound")
+        axes[0][0].legend(fontsize=7)
+        fig.suptitle(f"broadcast on a simulated {topology} cluster, {bandwidth} links", fontsize=11)
+        fig.tight_layout()
+        path = os.path.join(out, f"smpi-bcast-{topology}-{bandwidth}.png")
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--manifest", required=True, help="runs.csv written by run-bcast.sh")
+    parser.add_argument("--out", required=True, help="directory for the CSV, the tables and the plots")
+    parser.add_argument("--latency", default="1us", help="one link's latency, e.g. 1us")
+    parser.add_argument("--preamble", help="markdown to put first in smpi-bcast.md")
+    args = parser.parse_args()
+    runs = read_manifest(args.manifest)
+    rows, summaries = analyse(gather(runs), seconds(args.latency))
+    write_csv(os.path.join(args.out, "smpi-bcast.csv"), rows)
+    write_markdown(os.path.join(args.out, "smpi-bcast.md"), summaries, runs, args.preamble)
+    plot(args.out, summaries)
+
+
+if __name__ == "__main__":
+    main()
