@@ -62,10 +62,14 @@ Pipeline pipeline(const Problem& p, const Terms& t) {
   return {count, n / count};
 }
 
-// A binomial scatter: n (P-1)/P bytes leave the root, down ceil(log2 P) levels.
+// A binomial scatter: n (P-1)/P bytes leave the root, down ceil(log2 P) levels. When its pieces go eagerly
+// they all leave at once and share the root's link, so the largest (the biggest sub-tree's) arrives last,
+// and so on down: the scatter then takes about as long as a binomial tree of the whole message.
 double scatter(const Problem& p, const Terms& t) {
   const double n = static_cast<double>(p.bytes);
-  return ceil_log(2, p.ranks) * t.hop(0) + n * (p.ranks - 1) / p.ranks * t.beta();
+  const int levels = ceil_log(2, p.ranks);
+  if (t.eager(n / 2)) return levels * std::max(t.hop(n), t.next(n));
+  return levels * t.hop(0) + n * (p.ranks - 1) / p.ranks * t.beta();
 }
 
 }  // namespace
@@ -147,7 +151,9 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m) {
   const Terms t(m);
   const int below = 1 << floor_log2(p.ranks);
   const double extra = below == p.ranks ? 0.0 : t.hop(static_cast<double>(p.bytes) / below);
-  return 2 * scatter(p, t) + extra;
+  // The exchanges: log2 P steps moving n (P-1)/P bytes in all.
+  const double n = static_cast<double>(p.bytes);
+  return scatter(p, t) + ceil_log(2, below) * t.hop(0) + n * (p.ranks - 1) / p.ranks * t.beta() + extra;
 }
 
 }  // namespace herald::detail
