@@ -149,23 +149,24 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       if (!make_room(s.peer, block)) return false;
       HERALD_MPI(PMPI_Isend(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
                             state_->comm(), &buffers_.requests[i]));
-      in_flight_.push_back(i);
+      buffers_.in_flight.push_back(i);
     }
     return true;
   }
 
   // True once a send to `peer` fits the window; with `block`, waits for the oldest send in the way.
   bool make_room(int peer, bool block) {
+    std::vector<std::uint32_t>& in_flight = buffers_.in_flight;
     for (;;) {
-      std::erase_if(in_flight_, [&](std::uint32_t i) { return complete(i, false); });
+      std::erase_if(in_flight, [&](std::uint32_t i) { return complete(i, false); });
       const std::uint32_t* oldest_to_peer = nullptr;
       int to_peer = 0;
-      for (const std::uint32_t& i : in_flight_)
+      for (const std::uint32_t& i : in_flight)
         if (plan_->program[i].peer == peer && to_peer++ == 0) oldest_to_peer = &i;
-      const bool rank_full = static_cast<int>(in_flight_.size()) >= window_.per_rank;
+      const bool rank_full = static_cast<int>(in_flight.size()) >= window_.per_rank;
       if (!rank_full && to_peer < window_.per_peer) return true;
       if (!block) return false;
-      complete(rank_full ? in_flight_.front() : *oldest_to_peer, true);
+      complete(rank_full ? in_flight.front() : *oldest_to_peer, true);
     }
   }
 
@@ -201,6 +202,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
   void finish() {
     done_ = true;
+    buffers_.in_flight.clear();  // all complete; the capacity stays with the plan for its next run
     mpi::Context::get().withdraw(this);
     plan_->give_back(std::move(buffers_));
     outcome_.rethrow();
@@ -212,7 +214,6 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   std::byte* base_;
   int tag_;
   SendWindow window_;
-  std::vector<std::uint32_t> in_flight_;  // sends posted and not yet seen complete, oldest first
   Outcome outcome_;
   bool started_ = false;
   std::size_t next_send_ = 0;

@@ -18,6 +18,7 @@ namespace herald::mpi {
 struct Buffers {
   std::vector<MPI_Request> requests;
   std::vector<std::byte> scratch;
+  std::vector<std::uint32_t> in_flight;  // sends posted and not yet seen complete, oldest first
 };
 
 struct Plan {
