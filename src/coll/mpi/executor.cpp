@@ -25,6 +25,11 @@ class Request::State {
   virtual ~State() = default;
   virtual bool test() = 0;
   virtual void wait() = 0;
+  // The program is about to leave herald with this broadcast in flight, perhaps for a blocking MPI call
+  // herald does not see: post every send whose bytes have arrived, window or not, so that this rank never
+  // holds back data a peer may wait for meanwhile (as the MPI's own nonblocking broadcast, progressed inside
+  // any MPI call, would not).
+  virtual void leave() {}
 };
 
 namespace {
@@ -127,7 +132,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
  private:
   // Posts the receives once the communicator is ready, then the sends in program order while their inputs
   // have arrived and the window has room; with `block`, waits for both. True once everything is posted.
-  bool advance(bool block) {
+  bool advance(bool block, bool windowed = true) {
     if (!started_) {
       if (block)
         state_->wait_ready();
@@ -146,7 +151,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       for (std::uint32_t d : plan_->dataflow.waits_for(i))
         if (!complete(d, block)) return false;
       const Step& s = plan_->program[i];
-      if (!make_room(s.peer, block)) return false;
+      if (windowed && !make_room(s.peer, block)) return false;
       HERALD_MPI(PMPI_Isend(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
                             state_->comm(), &buffers_.requests[i]));
       buffers_.in_flight.push_back(i);
@@ -199,6 +204,13 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   }
 
   bool forward() override { return advance(false); }
+
+ public:
+  void leave() override {
+    if (!done_) advance(false, /*windowed=*/false);
+  }
+
+ private:
 
   void finish() {
     done_ = true;
@@ -372,7 +384,9 @@ Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Op
   const auto lock = Context::get().lock();
   const Call call = prepare(slot, buffer, root, options);
   if (slot.state->size() == 1 || buffer.empty()) return Request();
-  return Request(start(slot, call, buffer));
+  std::unique_ptr<Request::State> run = start(slot, call, buffer);
+  run->leave();
+  return Request(std::move(run));
 }
 
 }  // namespace mpi
@@ -408,6 +422,7 @@ bool Request::test() {
   bool done = false;
   try {
     done = state_->test();
+    if (!done) state_->leave();
   } catch (...) {
     state_.reset();
     throw;
