@@ -84,14 +84,13 @@ class Outcome {
 
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
  public:
-  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag,
-              SendWindow window)
+  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag)
       : plan_(std::move(plan)),
         state_(std::move(state)),
         buffers_(plan_->take_buffers()),
         base_(base),
         tag_(tag),
-        window_(window) {
+        window_(mpi::Context::get().send_window()) {
     if (!advance(false)) mpi::Context::get().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
@@ -127,6 +126,10 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     advance(true);
     complete_all(true);
     finish();
+  }
+
+  void leave() override {
+    if (!done_) advance(false, /*windowed=*/false);
   }
 
  private:
@@ -204,13 +207,6 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   }
 
   bool forward() override { return advance(false); }
-
- public:
-  void leave() override {
-    if (!done_) advance(false, /*windowed=*/false);
-  }
-
- private:
 
   void finish() {
     done_ = true;
@@ -315,8 +311,7 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
 
 std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, std::span<std::byte> buffer) {
   if (call.native) return std::make_unique<NativeRun>(slot.state, buffer.data(), buffer.size(), call.key.root);
-  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag,
-                                       mpi::Context::get().send_window());
+  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag);
 }
 
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
@@ -377,7 +372,7 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
     run_blocking(*plan, buffer.data(), slot.state->comm(), slot.tag);
     return;
   }
-  ScheduleRun(plan, slot.state, buffer.data(), slot.tag, context.send_window()).wait();
+  ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
 }
 
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
