@@ -19,6 +19,7 @@
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
+#include <herald/selector.hpp>
 #include <herald/simulator.hpp>
 
 #include <mpi.h>
@@ -172,7 +173,9 @@ int iterations_for(std::span<const Contender> contenders, std::span<std::byte> b
 void predict(Measurement& m, const Contender& c, const Settings& s, const Calibration& cal, int ranks) {
   // MPI's own algorithms are not schedules: nothing to simulate.
   if (c.is_native() || m.resolved == "native" || m.resolved == via_herald_native) return;
-  const Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment())};
+  Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment())};
+  // "auto" ran the segment size it priced best too (the same choice herald made, from the same settings).
+  if (c.name() == "auto") problem.parameters = choose_algorithm(problem, cost_model_from_environment()).parameters;
   const Schedule schedule = make_schedule(find_algorithm(m.resolved), problem);
   const Simulation sim = simulate(schedule, CostModel{cal.alpha, cal.beta});
   m.parameters = schedule.problem.parameters;
