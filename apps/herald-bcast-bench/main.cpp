@@ -170,14 +170,16 @@ int iterations_for(std::span<const Contender> contenders, std::span<std::byte> b
 }
 
 // What herald's simulator predicts for one algorithm at one size (rank 0 only; no communication).
-void predict(Measurement& m, const Contender& c, const Settings& s, const Calibration& cal, int ranks) {
+void predict(Measurement& m, const Contender& c, const Settings& s, int ranks) {
   // MPI's own algorithms are not schedules: nothing to simulate.
   if (c.is_native() || m.resolved == "native" || m.resolved == via_herald_native) return;
   Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment())};
   // "auto" ran the segment size it priced best too (the same choice herald made, from the same settings).
   if (c.name() == "auto") problem.parameters = choose_algorithm(problem, cost_model_from_environment()).parameters;
   const Schedule schedule = make_schedule(find_algorithm(m.resolved), problem);
-  const Simulation sim = simulate(schedule, CostModel{cal.alpha, cal.beta});
+  // herald's own model (what "auto" prices with): the calibration above unless HERALD_* say otherwise, and
+  // with HERALD_NETWORK=fair the fair-sharing network under the executor's send window.
+  const Simulation sim = simulate(schedule, cost_model_from_environment(), send_window_from_environment());
   m.parameters = schedule.problem.parameters;
   m.predicted_seconds = sim.predicted_seconds;
   m.lower_bound_seconds = sim.lower_bound_seconds;
@@ -253,7 +255,7 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
       m.iterations = iterations;
       m.samples = std::move(samples[k]);
       m.spread = spread_of(m.samples);
-      predict(m, c, s, run.calibration, ranks);
+      predict(m, c, s, ranks);
       run.measurements.push_back(std::move(m));
     }
     const std::span<Measurement> one_size(run.measurements.data() + first, contenders.size());
