@@ -1,0 +1,85 @@
+// Static scheduling of a task graph onto workers: HEFT, round-robin and a user-given mapping.
+//
+// Pure functions, no MPI. The head schedules every task submitted up to a wait() at once, as OpenMP
+// Cluster does, so the whole graph is known: each task's compute time on each worker, and the bytes each
+// dependency carries from its producer to its consumer. Moving bytes between workers costs
+// alpha + bytes * beta (the alpha-beta model of coll); between a worker and itself, nothing.
+//
+//   Workload w{.workers = 3, .compute = {...}, .edges = {{0, 1, 4096}, ...}};
+//   TaskSchedule s = heft(w, {.alpha = 2e-6, .beta = 1e-10});
+//   s.tasks[7].worker, s.tasks[7].start, s.makespan
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace herald::runtime {
+
+// A dependency: `to` needs what `from` produced, `bytes` of it (0: only an order).
+struct Edge {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  std::size_t bytes = 0;
+};
+
+struct Workload {
+  std::size_t workers = 1;
+  // compute[task][worker]: seconds the task runs on that worker. Tasks are numbered in a topological order
+  // (every edge goes from a lower to a higher number), as the program submitted them.
+  std::vector<std::vector<double>> compute;
+  std::vector<Edge> edges;
+
+  std::size_t tasks() const noexcept { return compute.size(); }
+};
+
+// alpha-beta cost of moving bytes between two different workers.
+struct Link {
+  double alpha = 1.0e-6;  // seconds per message
+  double beta = 1.0e-10;  // seconds per byte
+  double seconds(std::size_t bytes) const noexcept { return alpha + beta * static_cast<double>(bytes); }
+};
+
+struct Slot {
+  std::size_t worker = 0;
+  double start = 0;
+  double finish = 0;
+};
+
+struct TaskSchedule {
+  std::vector<Slot> tasks;                         // per task
+  std::vector<std::vector<std::size_t>> order;     // per worker: its tasks by start time
+  double makespan = 0;
+};
+
+enum class Scheduler { heft, round_robin, mapped };
+
+// "heft", "round_robin", "mapped"; throws herald::Error naming the choices for anything else.
+Scheduler scheduler_from_string(std::string_view name);
+const char* to_string(Scheduler scheduler) noexcept;
+
+// HEFT's upward rank of every task: its mean compute time plus the longest path, in mean compute and
+// communication time, from it to an exit task (Topcuoglu, Hariri and Wu, 2002).
+std::vector<double> upward_ranks(const Workload& workload, const Link& link);
+
+// HEFT: tasks by decreasing upward rank, each on the worker where it would finish first, with insertion
+// into idle gaps. Ties go to the lower task or worker number, so the result is deterministic.
+TaskSchedule heft(const Workload& workload, const Link& link);
+
+// Task i on worker i mod workers, timed in task order.
+TaskSchedule round_robin(const Workload& workload, const Link& link);
+
+// Task i on worker_of[i] (owner computes, e.g. a 2D block-cyclic distribution), timed in task order.
+TaskSchedule mapped(const Workload& workload, const Link& link, std::span<const std::size_t> worker_of);
+
+// HEFT, or round-robin, or every task on the one fastest worker, whichever finishes first under the
+// model. HEFT is greedy: where moving data costs more than computing it, it can spread a graph over
+// workers that one worker, or a plain round-robin, would finish sooner (see docs/runtime.md).
+TaskSchedule guarded_heft(const Workload& workload, const Link& link);
+
+// One of the above by name (Scheduler::heft is guarded_heft); `worker_of` only for Scheduler::mapped.
+TaskSchedule schedule(Scheduler scheduler, const Workload& workload, const Link& link,
+                      std::span<const std::size_t> worker_of = {});
+
+}  // namespace herald::runtime

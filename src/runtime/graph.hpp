@@ -1,0 +1,80 @@
+// The head's record of a task graph: data handles with their versions, tasks with their accesses, and
+// the dependencies the accesses imply, inferred as OpenMP's depend clauses and StarPU's sequential task
+// flow do: read after write, write after read, write after write.
+//
+// Every write makes a new version of its handle. A worker keeps each version it holds apart from the
+// others (a write never overwrites a replica somebody may still read), so only read-after-write edges
+// move data and order execution; the other two kinds are recorded for what they say (a task that
+// overwrites data others read), and the scheduler may keep them as orders.
+#pragma once
+
+#include <herald/runtime/scheduling.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace herald::runtime::detail {
+
+enum class Mode : std::uint8_t { in, out, inout };
+
+inline bool reads(Mode m) noexcept { return m != Mode::out; }
+inline bool writes(Mode m) noexcept { return m != Mode::in; }
+
+struct Access {
+  std::uint32_t handle = 0;
+  Mode mode = Mode::in;
+};
+
+enum class DependenceKind : std::uint8_t { read_after_write, write_after_read, write_after_write };
+
+struct Dependence {
+  std::size_t from = 0;  // the earlier task
+  std::size_t to = 0;
+  std::uint32_t handle = 0;
+  DependenceKind kind = DependenceKind::read_after_write;
+};
+
+// What one access of a task resolved to.
+struct Resolved {
+  std::uint32_t handle = 0;
+  Mode mode = Mode::in;
+  std::uint32_t read = 0;     // the version read (reads(mode) only)
+  std::uint32_t written = 0;  // the version written (writes(mode) only)
+};
+
+class DependencyTracker {
+ public:
+  // Starts tracking a handle: it has no value (version 0) until something writes it.
+  std::uint32_t add_handle(std::size_t bytes, std::string name);
+  std::size_t handles() const noexcept { return handles_.size(); }
+  std::size_t bytes(std::uint32_t handle) const { return handles_.at(handle).bytes; }
+  const std::string& name(std::uint32_t handle) const { return handles_.at(handle).name; }
+  // The latest version (0: never written) and the task that wrote it.
+  std::uint32_t version(std::uint32_t handle) const { return handles_.at(handle).version; }
+  std::optional<std::size_t> writer(std::uint32_t handle) const { return handles_.at(handle).writer; }
+
+  // Adds task number `task` (numbers grow with every call) with its accesses, appends the dependencies
+  // they imply to `out` (at most one per earlier task, handle and kind) and returns what each access
+  // resolved to. Throws herald::Error, recording nothing, for a handle out of range, a handle named twice,
+  // or a read of a handle that has no value yet; `task_name` names the task in the message.
+  std::vector<Resolved> add_task(std::size_t task, std::span<const Access> accesses, std::vector<Dependence>& out,
+                                 const std::string& task_name);
+
+ private:
+  struct Handle {
+    std::size_t bytes = 0;
+    std::string name;
+    std::uint32_t version = 0;
+    std::optional<std::size_t> writer;     // the task that wrote the current version
+    std::vector<std::size_t> readers;      // tasks that read the current version, in order
+  };
+  std::vector<Handle> handles_;
+};
+
+const char* to_string(DependenceKind kind) noexcept;
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,163 @@
+#include "timeline.hpp"
+
+#include <herald/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace herald::runtime {
+namespace detail {
+
+void check(const Workload& workload) {
+  if (workload.workers == 0) throw Error(Errc::invalid_argument, "a workload needs at least one worker");
+  for (std::size_t t = 0; t < workload.tasks(); ++t) {
+    const auto& row = workload.compute[t];
+    if (row.size() != workload.workers)
+      throw Error(Errc::invalid_argument, "task " + std::to_string(t) + " has compute times for " +
+                                              std::to_string(row.size()) + " workers, not " +
+                                              std::to_string(workload.workers));
+    for (double seconds : row)
+      if (!std::isfinite(seconds) || seconds < 0)
+        throw Error(Errc::invalid_argument, "task " + std::to_string(t) + " has a compute time of " +
+                                                std::to_string(seconds) + " s");
+  }
+  for (const Edge& e : workload.edges)
+    if (e.from >= e.to || e.to >= workload.tasks())
+      throw Error(Errc::invalid_argument, "edge " + std::to_string(e.from) + " -> " + std::to_string(e.to) +
+                                              " of a " + std::to_string(workload.tasks()) +
+                                              "-task workload: edges go from a lower to a higher task");
+}
+
+std::vector<std::vector<Incoming>> predecessors(const Workload& workload) {
+  std::vector<std::vector<Incoming>> in(workload.tasks());
+  for (const Edge& e : workload.edges) in[e.to].push_back({e.from, e.bytes});
+  return in;
+}
+
+double Timeline::earliest_start(double ready, double length) const {
+  auto gap = std::lower_bound(gaps_.begin(), gaps_.end(), ready, [](const Gap& g, double r) { return g.finish <= r; });
+  for (; gap != gaps_.end(); ++gap) {
+    const double start = std::max(ready, gap->start);
+    if (start + length <= gap->finish) return start;
+  }
+  return std::max(ready, end_);
+}
+
+void Timeline::occupy(double start, double finish, std::size_t task) {
+  starts_.emplace_back(start, task);
+  if (start >= end_) {
+    if (start > end_) gaps_.push_back({end_, start});
+    end_ = finish;
+    return;
+  }
+  // Inside a gap (earliest_start found it): what is left of it on either side stays a gap.
+  auto gap = std::lower_bound(gaps_.begin(), gaps_.end(), start, [](const Gap& g, double s) { return g.finish <= s; });
+  const Gap was = *gap;
+  gap = gaps_.erase(gap);
+  if (finish < was.finish) gap = gaps_.insert(gap, {finish, was.finish});
+  if (was.start < start) gaps_.insert(gap, {was.start, start});
+}
+
+std::vector<std::size_t> Timeline::tasks() const {
+  auto sorted = starts_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::size_t> out;
+  out.reserve(sorted.size());
+  for (const auto& s : sorted) out.push_back(s.second);
+  return out;
+}
+
+Placer::Placer(const Workload& workload, const Link& link)
+    : workload_(workload), link_(link), predecessors_(predecessors(workload)), timelines_(workload.workers) {
+  schedule_.tasks.assign(workload.tasks(), Slot{});
+}
+
+Slot Placer::try_on(std::size_t task, std::size_t worker) const {
+  double ready = 0;
+  for (const Incoming& in : predecessors_[task]) {
+    const Slot& from = schedule_.tasks[in.from];
+    ready = std::max(ready, from.finish + (from.worker == worker ? 0.0 : link_.seconds(in.bytes)));
+  }
+  const double length = workload_.compute[task][worker];
+  const double start = timelines_[worker].earliest_start(ready, length);
+  return {worker, start, start + length};
+}
+
+void Placer::place(std::size_t task, const Slot& slot) {
+  schedule_.tasks[task] = slot;
+  timelines_[slot.worker].occupy(slot.start, slot.finish, task);
+  schedule_.makespan = std::max(schedule_.makespan, slot.finish);
+}
+
+TaskSchedule Placer::finish() && {
+  for (const Timeline& t : timelines_) schedule_.order.push_back(t.tasks());
+  return std::move(schedule_);
+}
+
+}  // namespace detail
+
+Scheduler scheduler_from_string(std::string_view name) {
+  for (Scheduler s : {Scheduler::heft, Scheduler::round_robin, Scheduler::mapped})
+    if (name == to_string(s)) return s;
+  throw Error(Errc::invalid_argument, "unknown scheduler '" + std::string(name) + "' (heft, round_robin, mapped)");
+}
+
+const char* to_string(Scheduler scheduler) noexcept {
+  switch (scheduler) {
+    case Scheduler::heft: return "heft";
+    case Scheduler::round_robin: return "round_robin";
+    case Scheduler::mapped: return "mapped";
+  }
+  return "?";
+}
+
+TaskSchedule mapped(const Workload& workload, const Link& link, std::span<const std::size_t> worker_of) {
+  detail::check(workload);
+  if (worker_of.size() != workload.tasks())
+    throw Error(Errc::invalid_argument, "a mapping of " + std::to_string(worker_of.size()) + " tasks for a " +
+                                            std::to_string(workload.tasks()) + "-task workload");
+  detail::Placer placer(workload, link);
+  for (std::size_t t = 0; t < workload.tasks(); ++t) {
+    if (worker_of[t] >= workload.workers)
+      throw Error(Errc::invalid_argument, "task " + std::to_string(t) + " mapped to worker " +
+                                              std::to_string(worker_of[t]) + " of " +
+                                              std::to_string(workload.workers));
+    placer.place(t, placer.try_on(t, worker_of[t]));
+  }
+  return std::move(placer).finish();
+}
+
+TaskSchedule round_robin(const Workload& workload, const Link& link) {
+  std::vector<std::size_t> worker_of(workload.tasks());
+  for (std::size_t t = 0; t < worker_of.size(); ++t) worker_of[t] = t % std::max<std::size_t>(workload.workers, 1);
+  return mapped(workload, link, worker_of);
+}
+
+TaskSchedule guarded_heft(const Workload& workload, const Link& link) {
+  TaskSchedule best = heft(workload, link);
+  if (workload.workers == 1) return best;
+  // Each alternative costs one pass over the graph; HEFT itself costs one per worker.
+  auto keep_faster = [&](TaskSchedule other) {
+    if (other.makespan < best.makespan) best = std::move(other);
+  };
+  keep_faster(round_robin(workload, link));
+  std::vector<double> serial(workload.workers, 0.0);
+  for (const auto& row : workload.compute)
+    for (std::size_t w = 0; w < workload.workers; ++w) serial[w] += row[w];
+  const auto fastest = static_cast<std::size_t>(std::min_element(serial.begin(), serial.end()) - serial.begin());
+  keep_faster(mapped(workload, link, std::vector<std::size_t>(workload.tasks(), fastest)));
+  return best;
+}
+
+TaskSchedule schedule(Scheduler scheduler, const Workload& workload, const Link& link,
+                      std::span<const std::size_t> worker_of) {
+  switch (scheduler) {
+    case Scheduler::heft: return guarded_heft(workload, link);
+    case Scheduler::round_robin: return round_robin(workload, link);
+    case Scheduler::mapped: return mapped(workload, link, worker_of);
+  }
+  throw Error(Errc::invalid_argument, "unknown scheduler");
+}
+
+}  // namespace herald::runtime
