@@ -18,6 +18,9 @@ std::size_t parse_bytes(std::string_view text, std::string_view what = "size");
 // A non-negative integer; throws Error(invalid_argument) naming `what` otherwise.
 long long parse_count(std::string_view text, std::string_view what);
 
+// A non-negative, finite number (seconds, say); throws Error(invalid_argument) naming `what` otherwise.
+double parse_seconds(std::string_view text, std::string_view what);
+
 // The value of an environment variable, if set and not empty.
 std::optional<std::string> environment(const char* name);
 

@@ -18,6 +18,8 @@ enum class Errc {
   invalid_count,      // a negative element count
   invalid_datatype,   // MPI_DATATYPE_NULL, or a datatype not committed
   invalid_request,    // a request operation a broadcast does not allow (MPI_Cancel)
+  task_failed,        // a task's kernel threw, or the runtime stopped after such a failure
+  worker_lost,        // a runtime worker went silent (dead or stuck)
 };
 
 // Short, stable name of a code ("invalid_root"), for messages and tests.

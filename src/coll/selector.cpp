@@ -44,18 +44,8 @@ const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& m
 
 CostModel cost_model_from_environment() {
   CostModel model{.alpha = 1.0e-6, .beta = 1.0e-10};
-  auto seconds = [](const std::string& text, const char* name) {
-    std::size_t used = 0;
-    double value = -1;
-    try {
-      value = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || !(value >= 0))
-      throw Error(Errc::invalid_argument, std::string(name) + " '" + text + "' is not a non-negative number");
-    return value;
-  };
+  auto seconds = [](const std::string& text, const char* name) { return parse_seconds(text, name); };
+
   if (auto v = environment("HERALD_ALPHA")) model.alpha = seconds(*v, "HERALD_ALPHA");
   if (auto v = environment("HERALD_BETA")) model.beta = seconds(*v, "HERALD_BETA");
   if (auto v = environment("HERALD_GAP")) model.gap = seconds(*v, "HERALD_GAP");

@@ -2,9 +2,11 @@
 #include <herald/error.hpp>
 
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <cstdlib>
 #include <limits>
+#include <string>
 
 namespace herald {
 
@@ -14,6 +16,20 @@ long long parse_count(std::string_view text, std::string_view what) {
   if (ec != std::errc() || end != text.data() + text.size() || value < 0 || text.empty())
     throw Error(Errc::invalid_argument,
                 std::string(what) + " '" + std::string(text) + "' is not a non-negative integer");
+  return value;
+}
+
+double parse_seconds(std::string_view text, std::string_view what) {
+  const std::string copy(text);
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(copy, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != copy.size() || !(value >= 0) || !std::isfinite(value))
+    throw Error(Errc::invalid_argument, std::string(what) + " '" + copy + "' is not a non-negative number");
   return value;
 }
 

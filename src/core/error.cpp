@@ -15,6 +15,8 @@ const char* to_string(Errc code) noexcept {
     case Errc::invalid_count: return "invalid_count";
     case Errc::invalid_datatype: return "invalid_datatype";
     case Errc::invalid_request: return "invalid_request";
+    case Errc::task_failed: return "task_failed";
+    case Errc::worker_lost: return "worker_lost";
   }
   return "unknown";
 }

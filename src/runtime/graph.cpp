@@ -22,6 +22,8 @@ std::vector<Resolved> DependencyTracker::add_task(std::size_t task, std::span<co
       if (accesses[j].handle == a.handle)
         throw Error(Errc::invalid_argument, task_name + " names data '" + handles_[a.handle].name +
                                                 "' twice; use one access with mode inout");
+  }
+  for (const Access& a : accesses) {
     if (reads(a.mode) && handles_[a.handle].version == 0)
       throw Error(Errc::invalid_argument, task_name + " reads data '" + handles_[a.handle].name +
                                               "' before anything gave it a value (enter it, or write it first)");

@@ -8,7 +8,7 @@
 // overwrites data others read), and the scheduler may keep them as orders.
 #pragma once
 
-#include <herald/runtime/scheduling.hpp>
+#include <herald/runtime/access.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,11 +18,6 @@
 #include <vector>
 
 namespace herald::runtime::detail {
-
-enum class Mode : std::uint8_t { in, out, inout };
-
-inline bool reads(Mode m) noexcept { return m != Mode::out; }
-inline bool writes(Mode m) noexcept { return m != Mode::in; }
 
 struct Access {
   std::uint32_t handle = 0;

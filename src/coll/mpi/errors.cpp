@@ -20,6 +20,8 @@ int error_class(const Error& error) {
     case Errc::invalid_argument:
     case Errc::unknown_algorithm: return MPI_ERR_ARG;
     case Errc::invalid_schedule:
+    case Errc::task_failed:
+    case Errc::worker_lost:
     case Errc::mpi: return MPI_ERR_OTHER;
   }
   return MPI_ERR_OTHER;

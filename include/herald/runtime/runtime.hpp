@@ -1,0 +1,233 @@
+// A distributed task runtime: one process per node, rank 0 the head, the others workers.
+//
+//   herald::runtime::Runtime rt(MPI_COMM_WORLD);                // collective
+//   rt.kernel("scale", [](herald::runtime::TaskContext& t) {    // on every rank, before run()
+//     auto x = t.inout<double>(0);
+//     for (double& v : x) v *= t.argument<double>();
+//   });
+//   rt.run([&](herald::runtime::Head& head) {                  // rank 0 runs this; the others serve
+//     auto a = head.data(std::span(values), "a");
+//     head.enter(a);                                            // the head's copy is the value
+//     head.submit("scale", {inout(a)}, herald::runtime::arguments(2.0));
+//     head.read(a);                                             // back into `values` ...
+//     head.wait();                                              // ... once everything submitted is done
+//   });
+//
+// The head records tasks as they are submitted, with their accesses (in, out, inout) on data handles; the
+// dependencies follow from the accesses, in program order. At wait() it schedules everything submitted
+// since the last wait (HEFT by default), sends each worker its tasks, and tracks them until done. A
+// worker fetches a task's inputs from a process that holds their version, worker to worker, when the
+// task reaches it ("on demand"). Every write makes a new version of its data; old versions are freed
+// once no scheduled task needs them. Errors (a kernel that throws, a worker that goes silent) come back
+// from wait() as herald::Error naming the task and the rank.
+//
+// A registered buffer belongs to the runtime from enter() until the wait() after a read() of it: the
+// program must not write it in between (OpenMP's `target enter data` has the same rule).
+#pragma once
+
+#include <herald/runtime/access.hpp>
+#include <herald/runtime/scheduling.hpp>
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace herald::runtime {
+namespace detail {
+class HeadState;
+}
+
+// A data handle: a small value naming a buffer the head registered. Valid on the Head that made it.
+class Data {
+ public:
+  Data() = default;
+  std::size_t bytes() const noexcept { return bytes_; }
+  std::uint32_t index() const noexcept { return index_; }
+  bool valid() const noexcept { return owner_ != 0; }
+
+ private:
+  friend class detail::HeadState;
+  Data(std::uint64_t owner, std::uint32_t index, std::size_t bytes) : owner_(owner), index_(index), bytes_(bytes) {}
+  std::uint64_t owner_ = 0;
+  std::uint32_t index_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+struct Use {
+  Data data;
+  Mode mode = Mode::in;
+};
+inline Use in(Data d) { return {d, Mode::in}; }
+inline Use out(Data d) { return {d, Mode::out}; }
+inline Use inout(Data d) { return {d, Mode::inout}; }
+
+// A task's by-value arguments: bytes copied at submit.
+using Arguments = std::vector<std::byte>;
+// Packs trivially copyable values one after the other; TaskContext::argument<T>(offset) reads them back.
+template <class... T>
+Arguments arguments(const T&... values) {
+  static_assert((std::is_trivially_copyable_v<T> && ...), "task arguments are copied as bytes");
+  Arguments out((sizeof(T) + ... + 0));
+  std::size_t at = 0;
+  ((std::memcpy(out.data() + at, &values, sizeof(T)), at += sizeof(T)), ...);
+  return out;
+}
+
+// What a kernel sees: its accesses' bytes, in the order the task named them, and its arguments.
+class TaskContext {
+ public:
+  std::span<const std::byte> in(std::size_t access) const;  // an in or inout access
+  std::span<std::byte> out(std::size_t access) const;       // an out or inout access
+  template <class T>
+  std::span<const T> in(std::size_t access) const {
+    return typed<const T>(in(access));
+  }
+  template <class T>
+  std::span<T> out(std::size_t access) const {
+    return typed<T>(out(access));
+  }
+  template <class T>
+  std::span<T> inout(std::size_t access) const {
+    return out<T>(access);
+  }
+  std::size_t accesses() const noexcept { return views_.size(); }
+  std::span<const std::byte> arguments() const noexcept { return arguments_; }
+  // The value of type T at byte `offset` of the arguments.
+  template <class T>
+  T argument(std::size_t offset = 0) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    check_argument(offset, sizeof(T));
+    T value;
+    std::memcpy(&value, arguments_.data() + offset, sizeof(T));
+    return value;
+  }
+  std::uint64_t task() const noexcept { return task_; }  // the number submit() returned for it
+  int rank() const noexcept { return rank_; }
+
+  struct View {
+    std::byte* data;
+    std::size_t bytes;
+    Mode mode;
+  };
+  TaskContext(std::uint64_t task, int rank, std::span<const View> views, std::span<const std::byte> arguments)
+      : task_(task), rank_(rank), views_(views), arguments_(arguments) {}
+
+ private:
+  template <class T>
+  static std::span<T> typed(std::span<std::conditional_t<std::is_const_v<T>, const std::byte, std::byte>> bytes) {
+    return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};
+  }
+  void check_argument(std::size_t offset, std::size_t size) const;
+  std::uint64_t task_;
+  int rank_;
+  std::span<const View> views_;
+  std::span<const std::byte> arguments_;
+};
+
+using Kernel = std::function<void(TaskContext&)>;
+// Seconds a task of this kernel takes, from the sizes of its accesses in order (for the scheduler).
+using KernelCost = std::function<double(std::span<const std::size_t> access_bytes)>;
+
+struct Options {
+  // Threads per worker that run kernels; 0: HERALD_RUNTIME_THREADS, else 1. Where MPI grants less than
+  // MPI_THREAD_FUNNELED (SimGrid's SMPI), kernels run on the communication thread whatever this says.
+  int threads = 0;
+  // unset: HERALD_RUNTIME_SCHEDULER (heft, round_robin, mapped), else heft.
+  std::optional<Scheduler> scheduler{};
+  // A worker silent this long while it has work is reported lost; 0: HERALD_RUNTIME_TIMEOUT, else 60 s.
+  double worker_timeout = 0;
+  // How often an idle or busy worker tells the head it is alive; 0: a tenth of the timeout, at most 1 s.
+  double heartbeat = 0;
+  // Communication model for scheduling; unset: HERALD_ALPHA / HERALD_BETA as for coll's auto.
+  std::optional<Link> link{};
+};
+
+struct Statistics {
+  std::uint64_t tasks = 0;            // tasks run to completion
+  std::uint64_t fetches = 0;          // replicas moved worker to worker (or from the head)
+  std::uint64_t bytes_moved = 0;      // their bytes
+  std::vector<std::size_t> peak_bytes;  // per rank (0: the head): most replica bytes held at once
+  double schedule_seconds = 0;        // head time spent scheduling at wait()
+  double makespan_predicted = 0;      // the last wait()'s schedule length under the model
+};
+
+struct TaskOptions {
+  int priority = 0;  // higher runs first among a worker's ready tasks
+  int worker = -1;   // for Scheduler::mapped: 0-based worker (rank - 1; with one rank, 0)
+};
+
+class Head;
+
+class Runtime {
+ public:
+  // Collective over `comm` (duplicated: nothing of the runtime's travels on it).
+  explicit Runtime(MPI_Comm comm = MPI_COMM_WORLD, Options options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Registers a kernel under `name` on this rank; every rank that may run it must register it before
+  // run(). A task naming a kernel some worker lacks is refused at submit.
+  void kernel(std::string name, Kernel kernel, KernelCost cost = {});
+
+  // Collective. Rank 0 runs `program` with the head; every other rank serves as a worker until it returns
+  // (or throws: the exception is rethrown on rank 0 once the workers have been released).
+  void run(const std::function<void(Head&)>& program);
+
+  int rank() const noexcept;
+  int size() const noexcept;
+  bool is_head() const noexcept { return rank() == 0; }
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+class Head {
+ public:
+  // Registers a buffer of the head process. Nothing moves yet.
+  Data data(std::span<std::byte> bytes, std::string name);
+  template <class T>
+  Data data(std::span<T> values, std::string name) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    return data(std::as_writable_bytes(values), std::move(name));
+  }
+  // The buffer's current contents become the data's value; workers get it when a task needs it.
+  void enter(Data d);
+  // The data's current value is written back into the head's buffer by the next wait().
+  void read(Data d);
+  // read(), and afterwards every replica on the workers is freed.
+  void exit(Data d);
+
+  // Records a task; throws herald::Error (recording nothing) for a kernel some rank lacks, a handle of
+  // another runtime, the same handle twice, or a read of data that has no value yet.
+  std::uint64_t submit(std::string_view kernel, std::initializer_list<Use> uses, Arguments arguments = {},
+                       TaskOptions options = {});
+  std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments = {},
+                       TaskOptions options = {});
+
+  // Runs everything submitted so far; returns when it is all done and every read() has landed.
+  void wait();
+
+  int workers() const noexcept;
+  Statistics statistics() const;
+
+  explicit Head(Runtime::State& state) : state_(state) {}
+
+ private:
+  Runtime::State& state_;
+};
+
+}  // namespace herald::runtime

@@ -1,0 +1,402 @@
+#include "head.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <thread>
+
+namespace herald::runtime::detail {
+namespace {
+
+// A task without a cost model or measured history is priced at this, so that HEFT spreads independent
+// tasks before anything has been measured.
+constexpr double unknown_task_seconds = 1.0e-5;
+// How often the head looks for silent workers while it waits.
+constexpr double liveness_check_seconds = 0.05;
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
+                     std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id)
+    : channel_(channel), local_(local), kernels_(kernels), settings_(settings), id_(id), size_(channel.size()),
+      workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)) {
+  kernel_index_.resize(kernel_names.size());
+  for (std::size_t r = 0; r < kernel_names.size(); ++r)
+    for (std::uint32_t k = 0; k < kernel_names[r].size(); ++k) kernel_index_[r].emplace(kernel_names[r][k], k);
+  outstanding_.assign(static_cast<std::size_t>(size_), 0);
+  last_heard_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
+  stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
+  worker_stats_.assign(static_cast<std::size_t>(size_), {});
+  release_batches_.resize(static_cast<std::size_t>(size_));
+  channel_.on(done_handler, [this](const auto& a) { on_done(a); });
+  channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
+  channel_.on(readback_handler, [this](const auto& a) { on_readback(a); });
+  channel_.on(heartbeat_handler, [this](const auto& a) {
+    channel_.receive_payload({}, [] {});
+    heard(a.source);
+  });
+}
+
+void HeadState::check_usable() const {
+  if (lost_) throw Error(Errc::worker_lost, "the runtime lost a worker earlier; it cannot run more tasks");
+  if (broken_) throw Error(Errc::task_failed, "the runtime stopped after an earlier failure");
+}
+
+void HeadState::check_handle(const Data& d, const char* what) const {
+  if (d.owner_ != id_ || d.index_ >= handles_.size())
+    throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
+}
+
+std::string HeadState::task_name(std::uint64_t id, std::string_view kernel) const {
+  return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
+}
+
+Data HeadState::data(std::span<std::byte> bytes, std::string name) {
+  check_usable();
+  if (bytes.data() == nullptr && !bytes.empty())
+    throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
+  const std::uint32_t index = graph_.add_handle(bytes.size(), name);
+  handles_.push_back({bytes, std::move(name)});
+  return Data(id_, index, bytes.size());
+}
+
+void HeadState::enter(Data d) {
+  check_usable();
+  check_handle(d, "enter");
+  const Access write[] = {{d.index_, Mode::out}};
+  const std::uint64_t id = next_id_++;
+  const auto resolved = graph_.add_task(id, write, dependences_, "enter of '" + handles_[d.index_].name + "'");
+  const Key key{d.index_, resolved[0].written};
+  versions_[key] = Version{.origin = 0, .holders = {0}, .readers_left = 0, .produced = true};
+  local_.store().put(key, Replica::borrowed(handles_[d.index_].buffer));
+  if (key.version > 1) release_if_unneeded({key.handle, key.version - 1});
+}
+
+void HeadState::read(Data d, bool exit) {
+  check_usable();
+  check_handle(d, exit ? "exit" : "read");
+  const Access access[] = {{d.index_, Mode::in}};
+  const auto resolved = graph_.add_task(next_id_++, access, dependences_,
+                                        std::string(exit ? "exit" : "read") + " of '" + handles_[d.index_].name + "'");
+  const Key key{d.index_, resolved[0].read};
+  ++versions_.at(key).readers_left;
+  reads_.push_back({key, exit});
+}
+
+std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                                TaskOptions options) {
+  check_usable();
+  const std::uint64_t id = next_id_;
+  const std::string name = task_name(id, kernel);
+  for (int r = size_ == 1 ? 0 : 1; r < size_; ++r)
+    if (!kernel_index_[static_cast<std::size_t>(r)].contains(std::string(kernel)))
+      throw Error(Errc::invalid_argument, name + ": not registered on rank " + std::to_string(r));
+  if (settings_.scheduler == Scheduler::mapped &&
+      (options.worker < 0 || static_cast<std::size_t>(options.worker) >= workers_))
+    throw Error(Errc::invalid_argument, name + ": the mapped scheduler needs a worker in 0.." +
+                                            std::to_string(workers_ - 1) + ", not " + std::to_string(options.worker));
+  std::vector<Access> accesses;
+  accesses.reserve(uses.size());
+  for (const Use& u : uses) {
+    check_handle(u.data, (name + ": a use").c_str());
+    accesses.push_back({u.data.index_, u.mode});
+  }
+  auto resolved = graph_.add_task(id, accesses, dependences_, name);
+  ++next_id_;
+  for (const Resolved& r : resolved) {
+    if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
+    if (writes(r.mode)) {
+      versions_[{r.handle, r.written}] = Version{};
+      if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
+    }
+  }
+  pending_.push_back({id, std::string(kernel), std::move(resolved), std::move(arguments), options});
+  return id;
+}
+
+double HeadState::estimate(const Pending& task) const {
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (const Resolved& r : task.accesses) {
+    sizes.push_back(graph_.bytes(r.handle));
+    total += sizes.back();
+  }
+  for (const KernelEntry& k : kernels_)
+    if (k.name == task.kernel && k.cost) return std::max(0.0, k.cost(sizes));
+  if (const auto it = history_.find({task.kernel, total}); it != history_.end())
+    return it->second.first / static_cast<double>(it->second.second);
+  return unknown_task_seconds;
+}
+
+void HeadState::dispatch() {
+  const auto started = std::chrono::steady_clock::now();
+  // The graph since the last wait, for the scheduler: tasks in submission order, and the
+  // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
+  // kinds no constraint on execution).
+  std::unordered_map<std::uint64_t, std::size_t> index_of;
+  Workload workload;
+  workload.workers = workers_;
+  std::vector<std::size_t> worker_of;
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    index_of.emplace(pending_[i].id, i);
+    workload.compute.emplace_back(workers_, estimate(pending_[i]));
+    worker_of.push_back(static_cast<std::size_t>(std::max(pending_[i].options.worker, 0)));
+  }
+  for (const Dependence& d : dependences_) {
+    if (d.kind != DependenceKind::read_after_write) continue;
+    const auto from = index_of.find(d.from);
+    const auto to = index_of.find(d.to);
+    if (from != index_of.end() && to != index_of.end())
+      workload.edges.push_back({from->second, to->second, graph_.bytes(d.handle)});
+  }
+  const TaskSchedule plan = schedule(settings_.scheduler, workload, settings_.link, worker_of);
+  stats_.makespan_predicted = plan.makespan;
+
+  std::vector<std::size_t> order(pending_.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return plan.tasks[a].start < plan.tasks[b].start; });
+
+  std::vector<Encoder> batches(static_cast<std::size_t>(size_));
+  std::vector<std::uint32_t> counts(static_cast<std::size_t>(size_), 0);
+  for (std::size_t i : order) {
+    Pending& task = pending_[i];
+    const int rank = rank_of_worker(plan.tasks[i].worker);
+    TaskOrder t{task.id, kernel_index_[static_cast<std::size_t>(rank)].at(task.kernel), task.options.priority, {},
+                std::move(task.arguments)};
+    Running running{rank, task.kernel, 0, {}, {}};
+    for (const Resolved& r : task.accesses) {
+      TaskAccess a;
+      a.mode = r.mode;
+      a.bytes = graph_.bytes(r.handle);
+      a.read.handle = r.handle;
+      running.total_bytes += a.bytes;
+      if (reads(r.mode)) {
+        a.read.version = r.read;
+        Version& v = versions_.at(a.read);
+        if (std::find(v.holders.begin(), v.holders.end(), rank) != v.holders.end()) {
+          a.source = rank;
+        } else {
+          a.source = v.origin;
+          v.holders.push_back(rank);
+        }
+        a.in_place = r.mode == Mode::inout && v.readers_left == 1;
+        running.reads.push_back(a.read);
+      }
+      if (writes(r.mode)) {
+        a.written = r.written;
+        Version& v = versions_.at({r.handle, r.written});
+        v.origin = rank;
+        v.holders = {rank};
+        running.writes.push_back({r.handle, r.written});
+      }
+      t.accesses.push_back(a);
+    }
+    encode(batches[static_cast<std::size_t>(rank)], t);
+    ++counts[static_cast<std::size_t>(rank)];
+    ++outstanding_[static_cast<std::size_t>(rank)];
+    running_.emplace(task.id, std::move(running));
+  }
+  for (int r = 0; r < size_; ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (counts[ri] == 0) continue;
+    Encoder message;
+    message.put(counts[ri]);
+    auto& body = message.bytes();
+    body.insert(body.end(), batches[ri].bytes().begin(), batches[ri].bytes().end());
+    channel_.post(r, tasks_handler, body, {}, 0, {});
+  }
+
+  for (const PendingRead& read : reads_) {
+    const Version& v = versions_.at(read.key);
+    const Replica* here = local_.store().find(read.key);
+    if (here && here->bytes.data() == handles_[read.key.handle].buffer.data()) {
+      land(read.key, read.exit);  // the entered value itself: the program's buffer holds it already
+      continue;
+    }
+    ++reads_left_;
+    readbacks_[read.key].push_back(read.exit);
+    Encoder e;
+    e.put(read.key.handle).put(read.key.version).put(true);
+    channel_.post(v.origin, fetch_handler, e.bytes(), {}, 0, {});
+  }
+  pending_.clear();
+  reads_.clear();
+  dependences_.clear();
+  stats_.schedule_seconds += since(started);
+}
+
+void HeadState::land(const Key& key, bool exit) {
+  Version& v = versions_.at(key);
+  v.exited = v.exited || exit;
+  reader_done(key);
+}
+
+void HeadState::on_readback(const dyn::Channel::Arrival& a) {
+  heard(a.source);
+  Decoder d(a.body);
+  const Key key{d.get<std::uint32_t>(), d.get<std::uint32_t>()};
+  const auto waiting = readbacks_.find(key);
+  if (waiting == readbacks_.end() || waiting->second.empty())
+    throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " sent a value nobody asked for");
+  const std::span<std::byte> into = handles_.at(key.handle).buffer;
+  if (a.payload != into.size())
+    throw Error(Errc::truncated, "rank " + std::to_string(a.source) + " sent " + std::to_string(a.payload) +
+                                     " bytes of '" + handles_[key.handle].name + "', which has " +
+                                     std::to_string(into.size()));
+  const bool exit = waiting->second.front();
+  waiting->second.pop_front();
+  if (waiting->second.empty()) readbacks_.erase(waiting);
+  channel_.receive_payload(into, [this, key, exit] {
+    --reads_left_;
+    land(key, exit);
+  });
+}
+
+void HeadState::on_done(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  heard(a.source);
+  Decoder d(a.body);
+  const auto n = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto task = d.get<std::uint64_t>();
+    const auto seconds = d.get<double>();
+    const auto it = running_.find(task);
+    if (it == running_.end())
+      throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " reports task " +
+                                              std::to_string(task) + ", which it was not running");
+    Running r = std::move(it->second);
+    running_.erase(it);
+    --outstanding_[static_cast<std::size_t>(r.rank)];
+    ++stats_.tasks;
+    auto& h = history_[{r.kernel, r.total_bytes}];
+    h.first += seconds;
+    h.second += 1;
+    for (const Key& k : r.writes) {
+      versions_.at(k).produced = true;
+      release_if_unneeded(k);
+    }
+    for (const Key& k : r.reads) reader_done(k);
+  }
+  WorkerStats& w = worker_stats_.at(static_cast<std::size_t>(a.source));
+  w.fetches = d.get<std::uint64_t>();
+  w.bytes = d.get<std::uint64_t>();
+  w.peak = d.get<std::uint64_t>();
+}
+
+void HeadState::on_failure(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  heard(a.source);
+  Decoder d(a.body);
+  const auto task = d.get<std::uint64_t>();
+  const std::string what = d.get_string();
+  const auto it = running_.find(task);
+  const std::string kernel = it == running_.end() ? "?" : it->second.kernel;
+  if (!failure_)
+    failure_.emplace(Errc::task_failed,
+                     task_name(task, kernel) + " failed on rank " + std::to_string(a.source) + ": " + what);
+}
+
+void HeadState::heard(int rank) { last_heard_.at(static_cast<std::size_t>(rank)) = std::chrono::steady_clock::now(); }
+
+void HeadState::reader_done(const Key& key) {
+  Version& v = versions_.at(key);
+  --v.readers_left;
+  release_if_unneeded(key);
+}
+
+void HeadState::release(int rank, const Key& key) {
+  if (rank == 0) {
+    local_.store().release(key);
+  } else {
+    release_batches_[static_cast<std::size_t>(rank)].push_back(key);
+  }
+}
+
+void HeadState::release_if_unneeded(const Key& key) {
+  const auto it = versions_.find(key);
+  if (it == versions_.end()) return;
+  Version& v = it->second;
+  if (!v.produced || v.readers_left > 0) return;
+  if (graph_.version(key.handle) > key.version) {
+    // Superseded and read by everyone who will: no replica is needed any more.
+    for (int holder : v.holders) release(holder, key);
+    versions_.erase(it);
+  } else if (v.exited) {
+    // exit(): the program's buffer is the value again, and the workers' replicas go.
+    for (int holder : v.holders)
+      if (holder != 0) release(holder, key);
+    v.holders = {0};
+    v.origin = 0;
+    v.exited = false;
+    local_.store().put(key, Replica::borrowed(handles_[key.handle].buffer));
+  }
+}
+
+void HeadState::flush_releases() {
+  for (std::size_t r = 0; r < release_batches_.size(); ++r) {
+    auto& keys = release_batches_[r];
+    if (keys.empty()) continue;
+    Encoder e;
+    e.put(static_cast<std::uint32_t>(keys.size()));
+    for (const Key& k : keys) e.put(k.handle).put(k.version);
+    channel_.post(static_cast<int>(r), release_handler, e.bytes(), {}, 0, {});
+    keys.clear();
+  }
+}
+
+void HeadState::check_workers() {
+  for (int r = 1; r < size_; ++r) {
+    const double silent = since(last_heard_[static_cast<std::size_t>(r)]);
+    if (silent <= settings_.worker_timeout) continue;
+    lost_ = true;
+    throw Error(Errc::worker_lost, "worker rank " + std::to_string(r) + " has sent nothing for " +
+                                       std::to_string(static_cast<int>(silent)) + " s while " +
+                                       std::to_string(outstanding_[static_cast<std::size_t>(r)]) +
+                                       " of its tasks were unfinished: it is dead or stuck");
+  }
+}
+
+void HeadState::wait() {
+  check_usable();
+  try {
+    for (auto& t : last_heard_) t = std::chrono::steady_clock::now();
+    if (!pending_.empty() || !reads_.empty()) dispatch();
+    flush_releases();
+    auto checked = std::chrono::steady_clock::now();
+    while (!running_.empty() || reads_left_ > 0) {
+      bool any = channel_.progress();
+      any |= local_.poll();
+      flush_releases();
+      if (failure_) throw *failure_;
+      if (since(checked) > liveness_check_seconds) {
+        check_workers();
+        checked = std::chrono::steady_clock::now();
+      }
+      if (!any) std::this_thread::yield();
+    }
+  } catch (...) {
+    broken_ = true;
+    throw;
+  }
+}
+
+Statistics HeadState::statistics() const {
+  Statistics s = stats_;
+  s.fetches = 0;
+  s.bytes_moved = 0;
+  for (std::size_t r = 0; r < worker_stats_.size(); ++r) {
+    s.fetches += worker_stats_[r].fetches;
+    s.bytes_moved += worker_stats_[r].bytes;
+    s.peak_bytes[r] = worker_stats_[r].peak;
+  }
+  s.fetches += local_.fetches();
+  s.bytes_moved += local_.bytes_fetched();
+  s.peak_bytes[0] = std::max<std::size_t>(s.peak_bytes[0], local_.store().peak_bytes());
+  return s;
+}
+
+}  // namespace herald::runtime::detail

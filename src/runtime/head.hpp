@@ -1,0 +1,133 @@
+// The head's side of the runtime: the task graph as submitted, its schedule at every wait(), the
+// versions of every datum and where their replicas are, and the tracking of tasks until done.
+#pragma once
+
+#include "graph.hpp"
+#include "message.hpp"
+#include "worker.hpp"
+
+#include <herald/error.hpp>
+#include <herald/runtime/runtime.hpp>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace herald::runtime::detail {
+
+struct HeadSettings {
+  Scheduler scheduler = Scheduler::heft;
+  Link link{};
+  double worker_timeout = 60;
+};
+
+class HeadState {
+ public:
+  // `kernel_names[rank]`: the kernels each rank registered, in its own order.
+  HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
+            std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id);
+
+  Data data(std::span<std::byte> bytes, std::string name);
+  void enter(Data d);
+  void read(Data d, bool exit);
+  std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                       TaskOptions options);
+  void wait();
+
+  int workers() const noexcept { return static_cast<int>(workers_); }
+  Statistics statistics() const;
+  // A worker went silent: the others cannot be released cleanly.
+  bool lost_worker() const noexcept { return lost_; }
+  // Neither a failure nor a lost worker so far.
+  bool usable() const noexcept { return !broken_ && !lost_; }
+
+ private:
+  struct HandleInfo {
+    std::span<std::byte> buffer;
+    std::string name;
+  };
+  struct Pending {
+    std::uint64_t id;
+    std::string kernel;
+    std::vector<Resolved> accesses;
+    Arguments arguments;
+    TaskOptions options;
+  };
+  struct PendingRead {
+    Key key;
+    bool exit;
+  };
+  struct Version {
+    int origin = 0;               // where it was made (0: entered, or written back by a read)
+    std::vector<int> holders;     // ranks holding it or planned to
+    std::size_t readers_left = 0;  // scheduled readers (tasks and reads) not done
+    bool produced = false;        // its writer has finished
+    bool exited = false;          // exit(): once read, only the head keeps it
+  };
+  struct WorkerStats {
+    std::uint64_t fetches = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t peak = 0;
+  };
+  struct Running {
+    int rank;
+    std::string kernel;
+    std::size_t total_bytes;
+    std::vector<Key> reads;
+    std::vector<Key> writes;
+  };
+
+  void check_usable() const;
+  void check_handle(const Data& d, const char* what) const;
+  std::string task_name(std::uint64_t id, std::string_view kernel) const;
+  double estimate(const Pending& task) const;
+  int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
+  void dispatch();
+  void on_done(const dyn::Channel::Arrival& a);
+  void on_failure(const dyn::Channel::Arrival& a);
+  void on_readback(const dyn::Channel::Arrival& a);
+  void heard(int rank);
+  void land(const Key& key, bool exit);  // a read() has its value in the program's buffer
+  void reader_done(const Key& key);
+  void release(int rank, const Key& key);
+  void release_if_unneeded(const Key& key);
+  void flush_releases();
+  void check_workers();
+
+  dyn::Channel& channel_;
+  Worker& local_;
+  const std::vector<KernelEntry>& kernels_;
+  std::vector<std::unordered_map<std::string, std::uint32_t>> kernel_index_;  // per rank
+  HeadSettings settings_;
+  std::uint64_t id_;
+  int size_;
+  std::size_t workers_;
+
+  DependencyTracker graph_;
+  std::vector<HandleInfo> handles_;
+  std::vector<Pending> pending_;
+  std::vector<Dependence> dependences_;  // of the pending tasks, by task id
+  std::vector<PendingRead> reads_;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t first_pending_ = 0;
+  std::unordered_map<Key, Version, KeyHash> versions_;
+  std::unordered_map<std::uint64_t, Running> running_;
+  std::size_t reads_left_ = 0;
+  std::unordered_map<Key, std::deque<bool>, KeyHash> readbacks_;  // reads on their way, exit or not
+  std::vector<std::vector<Key>> release_batches_;                // per rank, sent once per pass
+  std::vector<WorkerStats> worker_stats_;
+  std::vector<std::size_t> outstanding_;  // per rank: tasks dispatched, not done
+  std::vector<std::chrono::steady_clock::time_point> last_heard_;
+  std::optional<Error> failure_;
+  bool broken_ = false;
+  bool lost_ = false;
+  // Measured run times per kernel and total access bytes: (sum of seconds, count).
+  std::map<std::pair<std::string, std::size_t>, std::pair<double, std::size_t>> history_;
+  Statistics stats_;
+};
+
+}  // namespace herald::runtime::detail

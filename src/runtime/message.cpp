@@ -1,0 +1,44 @@
+#include "message.hpp"
+
+#include <herald/error.hpp>
+
+namespace herald::runtime::detail {
+
+std::span<const std::byte> Decoder::take(std::size_t n) {
+  if (n > bytes_.size() - at_)
+    throw Error(Errc::invalid_argument, "malformed runtime message: " + std::to_string(n) + " bytes wanted, " +
+                                            std::to_string(bytes_.size() - at_) + " left");
+  const auto out = bytes_.subspan(at_, n);
+  at_ += n;
+  return out;
+}
+
+void encode(Encoder& e, const TaskOrder& t) {
+  e.put(t.task).put(t.kernel).put(t.priority).put(static_cast<std::uint32_t>(t.accesses.size()));
+  for (const TaskAccess& a : t.accesses)
+    e.put(a.read.handle).put(a.read.version).put(a.written).put(a.bytes).put(a.source).put(a.mode).put(a.in_place);
+  e.put_bytes(t.arguments);
+}
+
+TaskOrder decode_task(Decoder& d) {
+  TaskOrder t;
+  t.task = d.get<std::uint64_t>();
+  t.kernel = d.get<std::uint32_t>();
+  t.priority = d.get<std::int32_t>();
+  const auto n = d.get<std::uint32_t>();
+  t.accesses.resize(n);
+  for (TaskAccess& a : t.accesses) {
+    a.read.handle = d.get<std::uint32_t>();
+    a.read.version = d.get<std::uint32_t>();
+    a.written = d.get<std::uint32_t>();
+    a.bytes = d.get<std::uint64_t>();
+    a.source = d.get<std::int32_t>();
+    a.mode = d.get<Mode>();
+    a.in_place = d.get<bool>();
+  }
+  const auto args = d.get_bytes();
+  t.arguments.assign(args.begin(), args.end());
+  return t;
+}
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,187 @@
+#include "head.hpp"
+#include "worker.hpp"
+
+#include <herald/config.hpp>
+#include <herald/selector.hpp>
+
+#include "../core/mpi/check.hpp"
+#include "../dyn/channel.hpp"
+
+#include <atomic>
+#include <thread>
+
+namespace herald::runtime {
+namespace {
+
+// Each Runtime's handles carry its number, so a handle of another runtime is refused.
+std::atomic<std::uint64_t> runtimes_made{0};
+
+// The names of every rank's kernels, on rank 0 (collective).
+std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const std::vector<detail::KernelEntry>& kernels) {
+  detail::Encoder e;
+  e.put(static_cast<std::uint32_t>(kernels.size()));
+  for (const auto& k : kernels) e.put_string(k.name);
+  const int mine = static_cast<int>(e.bytes().size());
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(size) : 0);
+  HERALD_MPI(MPI_Gather(&mine, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
+  std::vector<int> offsets(lengths.size(), 0);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::vector<std::byte> all(rank == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0);
+  HERALD_MPI(MPI_Gatherv(e.bytes().data(), mine, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, 0, comm));
+  std::vector<std::vector<std::string>> names(lengths.size());
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    detail::Decoder d(std::span<const std::byte>(all).subspan(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+    const auto n = d.get<std::uint32_t>();
+    for (std::uint32_t k = 0; k < n; ++k) names[r].push_back(d.get_string());
+  }
+  return names;
+}
+
+}  // namespace
+
+struct Runtime::State {
+  Options options;
+  std::unique_ptr<dyn::Channel> channel;
+  std::vector<detail::KernelEntry> kernels;
+  std::unique_ptr<detail::HeadState> head;
+  std::uint64_t id = ++runtimes_made;
+  bool running = false;
+};
+
+void TaskContext::check_argument(std::size_t offset, std::size_t size) const {
+  if (offset > arguments_.size() || size > arguments_.size() - offset)
+    throw Error(Errc::invalid_argument, "task " + std::to_string(task_) + " reads " + std::to_string(size) +
+                                            " argument bytes at offset " + std::to_string(offset) + " of " +
+                                            std::to_string(arguments_.size()));
+}
+
+std::span<const std::byte> TaskContext::in(std::size_t access) const {
+  if (access >= views_.size() || !reads(views_[access].mode))
+    throw Error(Errc::invalid_argument, "task " + std::to_string(task_) + ": access " + std::to_string(access) +
+                                            " is not an input (in or inout)");
+  return {views_[access].data, views_[access].bytes};
+}
+
+std::span<std::byte> TaskContext::out(std::size_t access) const {
+  if (access >= views_.size() || !writes(views_[access].mode))
+    throw Error(Errc::invalid_argument, "task " + std::to_string(task_) + ": access " + std::to_string(access) +
+                                            " is not an output (out or inout)");
+  return {views_[access].data, views_[access].bytes};
+}
+
+Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State>()) {
+  // Settings from the environment first, so that a bad value is refused before anything collective.
+  if (options.threads == 0) {
+    options.threads = 1;
+    if (auto v = environment("HERALD_RUNTIME_THREADS"))
+      options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
+  }
+  if (options.threads < 0) throw Error(Errc::invalid_argument, "a negative number of kernel threads");
+  if (!options.scheduler) {
+    options.scheduler = Scheduler::heft;
+    if (auto v = environment("HERALD_RUNTIME_SCHEDULER")) options.scheduler = scheduler_from_string(*v);
+  }
+  if (options.worker_timeout <= 0) {
+    options.worker_timeout = 60;
+    if (auto v = environment("HERALD_RUNTIME_TIMEOUT"))
+      options.worker_timeout = parse_seconds(*v, "HERALD_RUNTIME_TIMEOUT");
+  }
+  if (options.heartbeat <= 0) options.heartbeat = std::min(1.0, options.worker_timeout / 10);
+  if (!options.link) {
+    const CostModel model = cost_model_from_environment();
+    options.link = Link{.alpha = model.alpha, .beta = model.beta};
+  }
+  // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
+  int provided = MPI_THREAD_SINGLE;
+  HERALD_MPI(MPI_Query_thread(&provided));
+  if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
+  state_->options = options;
+  state_->channel = std::make_unique<dyn::Channel>(comm, dyn::Channel::Options{});
+}
+
+Runtime::~Runtime() = default;
+
+int Runtime::rank() const noexcept { return state_->channel->rank(); }
+int Runtime::size() const noexcept { return state_->channel->size(); }
+
+void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
+  if (state_->running) throw Error(Errc::invalid_argument, "kernel '" + name + "' registered while the runtime runs");
+  if (!kernel) throw Error(Errc::invalid_argument, "kernel '" + name + "' is empty");
+  for (const auto& k : state_->kernels)
+    if (k.name == name) throw Error(Errc::invalid_argument, "kernel '" + name + "' registered twice");
+  state_->kernels.push_back({std::move(name), std::move(kernel), std::move(cost)});
+}
+
+void Runtime::run(const std::function<void(Head&)>& program) {
+  State& s = *state_;
+  dyn::Channel& channel = *s.channel;
+  s.running = true;
+  struct Done {
+    State& s;
+    ~Done() { s.running = false; }
+  } done{s};
+  auto names = gather_kernel_names(channel.comm(), s.kernels);
+  detail::Worker worker(channel, s.kernels, {.threads = s.options.threads, .heartbeat = s.options.heartbeat});
+
+  std::exception_ptr error;
+  bool lost = false;
+  if (rank() == 0) {
+    s.head = std::make_unique<detail::HeadState>(
+        channel, worker, s.kernels, std::move(names),
+        detail::HeadSettings{*s.options.scheduler, *s.options.link, s.options.worker_timeout}, s.id);
+    try {
+      Head head(s);
+      program(head);
+      if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lost = s.head->lost_worker();
+    if (!lost) {
+      for (int r = 1; r < size(); ++r) channel.post(r, detail::stop_handler, {}, {}, 0, {});
+    }
+  } else {
+    while (!worker.stopped()) {
+      const bool any = channel.progress() | worker.poll();
+      if (!any) std::this_thread::yield();
+    }
+  }
+  if (lost) {
+    // The lost worker cannot take part in a clean shutdown; the program is told and should MPI_Abort.
+    s.head.reset();
+    std::rethrow_exception(error);
+  }
+  // Shutdown: no kernel runs and no request is served any more; every message this rank sent is
+  // delivered, and once every rank is that far (the barrier), nothing is on its way to anyone.
+  worker.quiesce();
+  while (!channel.quiet()) channel.progress();
+  MPI_Request barrier;
+  HERALD_MPI(MPI_Ibarrier(channel.comm(), &barrier));
+  for (int finished = 0; !finished;) {
+    channel.progress();
+    HERALD_MPI(MPI_Test(&barrier, &finished, MPI_STATUS_IGNORE));
+  }
+  s.head.reset();
+  if (error) std::rethrow_exception(error);
+}
+
+Data Head::data(std::span<std::byte> bytes, std::string name) { return state_.head->data(bytes, std::move(name)); }
+void Head::enter(Data d) { state_.head->enter(d); }
+void Head::read(Data d) { state_.head->read(d, false); }
+void Head::exit(Data d) { state_.head->read(d, true); }
+std::uint64_t Head::submit(std::string_view kernel, std::initializer_list<Use> uses, Arguments arguments,
+                           TaskOptions options) {
+  return state_.head->submit(kernel, std::span(uses.begin(), uses.size()), std::move(arguments), options);
+}
+std::uint64_t Head::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                           TaskOptions options) {
+  return state_.head->submit(kernel, uses, std::move(arguments), options);
+}
+void Head::wait() { state_.head->wait(); }
+int Head::workers() const noexcept { return state_.head->workers(); }
+Statistics Head::statistics() const { return state_.head->statistics(); }
+
+}  // namespace herald::runtime

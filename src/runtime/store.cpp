@@ -1,0 +1,45 @@
+#include "store.hpp"
+
+#include <algorithm>
+
+namespace herald::runtime::detail {
+
+Replica Replica::allocate(std::size_t bytes) {
+  auto owner = std::make_shared<std::vector<std::byte>>(bytes);
+  return {std::span(*owner), owner};
+}
+
+const Replica* Store::find(const Key& key) const {
+  const auto it = replicas_.find(key);
+  return it == replicas_.end() ? nullptr : &it->second;
+}
+
+std::vector<int> Store::put(const Key& key, Replica replica) {
+  if (replica.owner) {
+    held_ += replica.bytes.size();
+    peak_ = std::max(peak_, held_);
+  }
+  if (const auto old = replicas_.find(key); old != replicas_.end()) {
+    if (old->second.owner) held_ -= old->second.bytes.size();
+    old->second = std::move(replica);
+  } else {
+    replicas_.emplace(key, std::move(replica));
+  }
+  std::vector<int> waiting;
+  if (const auto it = requests_.find(key); it != requests_.end()) {
+    waiting = std::move(it->second);
+    requests_.erase(it);
+  }
+  return waiting;
+}
+
+std::optional<Replica> Store::take(const Key& key) {
+  const auto it = replicas_.find(key);
+  if (it == replicas_.end()) return std::nullopt;
+  Replica r = std::move(it->second);
+  replicas_.erase(it);
+  if (r.owner) held_ -= r.bytes.size();
+  return r;
+}
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,244 @@
+#include "worker.hpp"
+
+#include <herald/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace herald::runtime::detail {
+namespace {
+
+constexpr int head_rank = 0;
+
+std::vector<std::byte> key_body(const Key& key) {
+  Encoder e;
+  e.put(key.handle).put(key.version);
+  return std::move(e.bytes());
+}
+
+Key read_key(Decoder& d) {
+  Key k;
+  k.handle = d.get<std::uint32_t>();
+  k.version = d.get<std::uint32_t>();
+  return k;
+}
+
+}  // namespace
+
+std::string describe(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings)
+    : channel_(channel), kernels_(kernels), settings_(settings), rank_(channel.rank()),
+      last_heartbeat_(std::chrono::steady_clock::now()) {
+  if (settings_.threads > 0) pool_ = std::make_unique<Pool>(settings_.threads);
+  channel_.on(tasks_handler, [this](const auto& a) { on_tasks(a); });
+  channel_.on(fetch_handler, [this](const auto& a) { on_fetch(a); });
+  channel_.on(data_handler, [this](const auto& a) { on_data(a); });
+  channel_.on(release_handler, [this](const auto& a) { on_release(a); });
+  channel_.on(stop_handler, [this](const auto&) {
+    channel_.receive_payload({}, [] {});
+    stopped_ = true;
+  });
+}
+
+void Worker::on_tasks(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  Decoder d(a.body);
+  const auto n = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    TaskOrder order = decode_task(d);
+    if (order.kernel >= kernels_.size())
+      throw Error(Errc::invalid_argument, "task " + std::to_string(order.task) + " names kernel " +
+                                              std::to_string(order.kernel) + " of " +
+                                              std::to_string(kernels_.size()) + " on rank " + std::to_string(rank_));
+    const std::uint64_t task = order.task;
+    Local& local = tasks_[task];
+    for (const TaskAccess& access : order.accesses) {
+      if (!reads(access.mode) || store_.find(access.read)) continue;
+      ++local.missing;
+      waiting_[access.read].push_back(task);
+      // A version made here arrives by itself; one made elsewhere is asked for once, by its first user.
+      if (access.source != rank_ && requested_.insert(access.read).second) {
+        Encoder e;
+        e.put(access.read.handle).put(access.read.version).put(false);
+        channel_.post(access.source, fetch_handler, e.bytes(), {}, order.priority, {});
+      }
+    }
+    local.order = std::move(order);
+    if (local.missing == 0) ready_.push({local.order.priority, sequence_++, task});
+  }
+}
+
+void Worker::on_fetch(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  Decoder d(a.body);
+  const Key key = read_key(d);
+  const bool readback = d.get<bool>();
+  if (stopped_) return;
+  serve(key, a.source, readback);
+}
+
+void Worker::serve(const Key& key, int rank, bool readback) {
+  if (const Replica* r = store_.find(key)) {
+    send(key, *r, rank, readback);
+  } else {
+    store_.request(key, readback ? -1 - rank : rank);
+  }
+}
+
+void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
+  // The replica travels with the message's completion, so a release meanwhile cannot free its bytes.
+  channel_.post(rank, readback ? readback_handler : data_handler, key_body(key), replica.bytes, 0,
+                [keep = replica] {});
+}
+
+void Worker::on_data(const dyn::Channel::Arrival& a) {
+  Decoder d(a.body);
+  const Key key = read_key(d);
+  Replica replica = Replica::allocate(a.payload);
+  const auto into = replica.bytes;
+  channel_.receive_payload(into, [this, key, replica = std::move(replica)]() mutable {
+    ++fetches_;
+    bytes_fetched_ += replica.bytes.size();
+    arrived(key, std::move(replica));
+  });
+}
+
+void Worker::on_release(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  Decoder d(a.body);
+  const auto n = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Key key = read_key(d);
+    store_.release(key);
+    requested_.erase(key);
+  }
+}
+
+void Worker::arrived(const Key& key, Replica replica) {
+  const Replica copy = replica;  // put() takes it; the sends below need one
+  for (int code : store_.put(key, std::move(replica))) {
+    if (!stopped_) send(key, copy, code < 0 ? -1 - code : code, code < 0);
+  }
+  requested_.erase(key);
+  if (const auto it = waiting_.find(key); it != waiting_.end()) {
+    for (std::uint64_t task : it->second) {
+      Local& local = tasks_.at(task);
+      if (--local.missing == 0) ready_.push({local.order.priority, sequence_++, task});
+    }
+    waiting_.erase(it);
+  }
+}
+
+void Worker::start(std::uint64_t task) {
+  Local& local = tasks_.at(task);
+  local.views.reserve(local.order.accesses.size());
+  for (const TaskAccess& access : local.order.accesses) {
+    Replica bytes;
+    if (access.mode == Mode::in) {
+      bytes = *store_.find(access.read);
+    } else if (access.mode == Mode::out) {
+      bytes = Replica::allocate(access.bytes);
+    } else {
+      // inout: the input's replica becomes the output when nobody else reads it and it is ours to change.
+      const Replica* input = store_.find(access.read);
+      if (access.in_place && input->owner && input->owner.use_count() == 1) {
+        bytes = *store_.take(access.read);
+      } else {
+        bytes = Replica::allocate(access.bytes);
+        if (!bytes.bytes.empty()) std::memcpy(bytes.bytes.data(), input->bytes.data(), bytes.bytes.size());
+      }
+    }
+    if (bytes.bytes.size() != access.bytes)
+      throw Error(Errc::invalid_argument, "task " + std::to_string(task) + ": a version of " +
+                                              std::to_string(bytes.bytes.size()) + " bytes where " +
+                                              std::to_string(access.bytes) + " were expected");
+    local.views.push_back({bytes.bytes.data(), bytes.bytes.size(), access.mode});
+    local.keep.push_back(std::move(bytes));
+  }
+  ++running_;
+  auto job = [this, &local] {
+    TaskContext context(local.order.task, rank_, local.views, local.order.arguments);
+    kernels_[local.order.kernel].run(context);
+  };
+  if (pool_) {
+    pool_->submit(task, std::move(job));
+  } else {
+    results_.push_back(Pool::run(task, job));
+  }
+}
+
+void Worker::finish(const Pool::Result& result) {
+  --running_;
+  const auto it = tasks_.find(result.task);
+  Local local = std::move(it->second);
+  tasks_.erase(it);
+  if (result.error) {
+    Encoder e;
+    e.put(result.task).put_string(describe(result.error));
+    channel_.post(head_rank, failure_handler, e.bytes(), {}, 0, {});
+    return;
+  }
+  for (std::size_t i = 0; i < local.order.accesses.size(); ++i) {
+    const TaskAccess& access = local.order.accesses[i];
+    if (writes(access.mode)) arrived({access.read.handle, access.written}, std::move(local.keep[i]));
+  }
+  done_.put(result.task).put(result.seconds);
+  ++done_count_;
+}
+
+bool Worker::poll() {
+  bool any = false;
+  // Kernels on the polling thread run one per pass, so messages keep flowing between them.
+  const int room = pool_ ? settings_.threads - running_ : (running_ == 0 ? 1 : 0);
+  for (int i = 0; i < room && !ready_.empty() && !stopped_; ++i) {
+    const std::uint64_t task = ready_.top().task;
+    ready_.pop();
+    try {
+      start(task);
+    } catch (...) {
+      ++running_;
+      results_.push_back({task, 0.0, std::current_exception()});
+    }
+    any = true;
+  }
+  if (pool_) pool_->collect(results_);
+  for (const auto& r : results_) finish(r);
+  any |= !results_.empty();
+  results_.clear();
+  if (done_count_ > 0 && !stopped_) {
+    Encoder e;
+    e.put(done_count_);
+    auto& batch = done_.bytes();
+    e.bytes().insert(e.bytes().end(), batch.begin(), batch.end());
+    e.put(fetches_).put(bytes_fetched_).put(static_cast<std::uint64_t>(store_.peak_bytes()));
+    channel_.post(head_rank, done_handler, e.bytes(), {}, 0, {});
+    batch.clear();
+    done_count_ = 0;
+    last_heartbeat_ = std::chrono::steady_clock::now();
+  }
+  if (rank_ != head_rank && !stopped_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_heartbeat_).count() >= settings_.heartbeat) {
+      channel_.post(head_rank, heartbeat_handler, {}, {}, 0, {});
+      last_heartbeat_ = now;
+    }
+  }
+  return any;
+}
+
+void Worker::quiesce() {
+  stopped_ = true;
+  pool_.reset();  // waits for the kernels running now
+  results_.clear();
+}
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,326 @@
+// The task runtime over real MPI processes: every rank runs every test; rank 0 is the head.
+#include <herald/error.hpp>
+#include <herald/runtime/runtime.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace herald::runtime {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// Kernels every test registers: y = a*x + y over doubles, fill with a value, and a sum into one double.
+void register_kernels(Runtime& rt) {
+  rt.kernel("fill", [](TaskContext& t) {
+    for (double& v : t.out<double>(0)) v = t.argument<double>();
+  });
+  rt.kernel("axpy", [](TaskContext& t) {
+    const auto x = t.in<double>(0);
+    const auto y = t.inout<double>(1);
+    const double a = t.argument<double>();
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += a * x[i];
+  });
+  rt.kernel("scale", [](TaskContext& t) {
+    for (double& v : t.inout<double>(0)) v *= t.argument<double>();
+  });
+  rt.kernel("sum", [](TaskContext& t) {
+    double s = 0;
+    for (std::size_t a = 0; a + 1 < t.accesses(); ++a)
+      for (double v : t.in<double>(a)) s += v;
+    t.out<double>(t.accesses() - 1)[0] = s;
+  });
+  rt.kernel("throw", [](TaskContext&) { throw std::runtime_error("the kernel gave up"); });
+}
+
+TEST(Runtime, DataRoundTripsByteExact) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  // Every byte value, in a buffer of odd length, through a kernel that changes nothing but passes it on.
+  rt.kernel("copy", [](TaskContext& t) {
+    const auto in = t.in(0);
+    std::copy(in.begin(), in.end(), t.out(1).begin());
+  });
+  std::vector<std::byte> source(100003), middle(source.size()), back(source.size());
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<std::byte>((i * 131 + 7) % 256);
+  const auto original = source;
+  rt.run([&](Head& head) {
+    auto a = head.data(std::span(source), "source");
+    auto b = head.data(std::span(middle), "middle");
+    auto c = head.data(std::span(back), "back");
+    head.enter(a);
+    for (int hop = 0; hop < 6; ++hop) {
+      head.submit("copy", {in(a), out(b)});
+      head.submit("copy", {in(b), out(c)});
+      head.submit("copy", {in(c), out(a)});
+    }
+    head.read(a);
+    head.read(c);
+    head.wait();
+  });
+  if (rt.is_head()) {
+    EXPECT_EQ(source, original);
+    EXPECT_EQ(back, original);
+  }
+}
+
+TEST(Runtime, DependenciesAcrossWorkersGiveTheSequentialResult) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  constexpr std::size_t n = 1000;
+  constexpr int blocks = 8;
+  std::vector<std::vector<double>> x(blocks, std::vector<double>(n)), y(blocks, std::vector<double>(n));
+  std::vector<double> total(1, 0.0);
+  rt.run([&](Head& head) {
+    std::vector<Data> xs, ys;
+    for (int b = 0; b < blocks; ++b) {
+      xs.push_back(head.data(std::span(x[b]), "x" + std::to_string(b)));
+      ys.push_back(head.data(std::span(y[b]), "y" + std::to_string(b)));
+      head.submit("fill", {out(xs[b])}, arguments(double(b + 1)));
+      head.submit("fill", {out(ys[b])}, arguments(1.0));
+    }
+    // Three sweeps, each block's y reading its neighbour's x: read-after-write across workers, and
+    // write-after-read on every x.
+    for (int sweep = 0; sweep < 3; ++sweep) {
+      for (int b = 0; b < blocks; ++b) head.submit("axpy", {in(xs[(b + 1) % blocks]), inout(ys[b])}, arguments(2.0));
+      for (int b = 0; b < blocks; ++b) head.submit("scale", {inout(xs[b])}, arguments(0.5));
+    }
+    auto t = head.data(std::span(total), "total");
+    std::vector<Use> uses;
+    for (auto& d : ys) uses.push_back(in(d));
+    uses.push_back(out(t));
+    head.submit("sum", uses);
+    for (auto& d : ys) head.read(d);
+    head.read(t);
+    head.wait();
+  });
+  if (!rt.is_head()) return;
+  // The same program, sequentially.
+  std::vector<double> xs(blocks), ys(blocks, 1.0);
+  for (int b = 0; b < blocks; ++b) xs[b] = b + 1;
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    std::vector<double> before = xs;
+    for (int b = 0; b < blocks; ++b) ys[b] += 2.0 * before[(b + 1) % blocks];
+    for (int b = 0; b < blocks; ++b) xs[b] *= 0.5;
+  }
+  double expected_total = 0;
+  for (int b = 0; b < blocks; ++b) {
+    for (double v : y[b]) ASSERT_DOUBLE_EQ(v, ys[b]) << "block " << b;
+    expected_total += ys[b] * n;
+  }
+  EXPECT_DOUBLE_EQ(total[0], expected_total);
+}
+
+TEST(Runtime, SeveralWaitsAndExitLeaveTheValueWithTheHead) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  std::vector<double> v(257, 1.0);
+  rt.run([&](Head& head) {
+    auto d = head.data(std::span(v), "v");
+    head.enter(d);
+    for (int round = 0; round < 5; ++round) {
+      head.submit("scale", {inout(d)}, arguments(3.0));
+      head.read(d);
+      head.wait();
+      for (double x : v) ASSERT_DOUBLE_EQ(x, std::pow(3.0, round + 1));
+    }
+    head.submit("scale", {inout(d)}, arguments(2.0));
+    head.exit(d);
+    head.wait();
+    EXPECT_DOUBLE_EQ(v[0], 2 * std::pow(3.0, 5));
+    // After exit the program's buffer is the value: a change made now is what the next task reads.
+    std::fill(v.begin(), v.end(), 7.0);
+    head.enter(d);
+    head.submit("scale", {inout(d)}, arguments(2.0));
+    head.read(d);
+    head.wait();
+    EXPECT_DOUBLE_EQ(v[256], 14.0);
+  });
+}
+
+TEST(Runtime, ManyTinyTasks) {
+  Runtime rt(MPI_COMM_WORLD);
+  rt.kernel("bump", [](TaskContext& t) { t.inout<std::uint64_t>(0)[0] += t.argument<std::uint64_t>(); });
+  constexpr int chains = 16;
+  constexpr int length = 100000 / chains;
+  std::vector<std::vector<std::uint64_t>> counters(chains, std::vector<std::uint64_t>(1, 0));
+  Statistics stats;
+  rt.run([&](Head& head) {
+    std::vector<Data> c;
+    for (int i = 0; i < chains; ++i) {
+      c.push_back(head.data(std::span(counters[i]), "c" + std::to_string(i)));
+      head.enter(c.back());
+    }
+    for (int step = 0; step < length; ++step)
+      for (int i = 0; i < chains; ++i) head.submit("bump", {inout(c[i])}, arguments(std::uint64_t(step + i)));
+    for (auto& d : c) head.read(d);
+    head.wait();
+    stats = head.statistics();
+  });
+  if (!rt.is_head()) return;
+  for (int i = 0; i < chains; ++i) {
+    const std::uint64_t expected = std::uint64_t(length) * (length - 1) / 2 + std::uint64_t(length) * i;
+    EXPECT_EQ(counters[i][0], expected) << "chain " << i;
+  }
+  EXPECT_EQ(stats.tasks, std::uint64_t(chains) * length);
+  // Every version but the latest is freed as the chain goes: a worker holds a few counters at a time.
+  for (std::size_t bytes : stats.peak_bytes) EXPECT_LE(bytes, 64u * chains * sizeof(std::uint64_t));
+}
+
+TEST(Runtime, ReplicasAreFreedOnLongGraphs) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  constexpr std::size_t n = 1 << 16;  // 512 KiB per version
+  std::vector<double> a(n, 1.0), b(n, 0.0);
+  Statistics stats;
+  rt.run([&](Head& head) {
+    auto da = head.data(std::span(a), "a");
+    auto db = head.data(std::span(b), "b");
+    head.enter(da);
+    head.enter(db);
+    for (int i = 0; i < 200; ++i) {
+      head.submit("axpy", {in(da), inout(db)}, arguments(1.0));
+      head.submit("scale", {inout(da)}, arguments(1.0));
+    }
+    head.read(db);
+    head.wait();
+    stats = head.statistics();
+  });
+  if (!rt.is_head()) return;
+  EXPECT_DOUBLE_EQ(b[n - 1], 200.0);
+  // 400 versions of 512 KiB were made (200 MiB); a worker holds those in use and those whose release is on
+  // its way from the head, which lags a worker that runs ahead by a few dozen tasks.
+  for (std::size_t bytes : stats.peak_bytes) EXPECT_LE(bytes, 64 * n * sizeof(double));
+}
+
+TEST(Runtime, BadInputIsRefusedAtSubmit) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  // A kernel only some ranks know: the last rank lacks it.
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (world_rank() != size - 1 || size == 1) rt.kernel("partial", [](TaskContext&) {});
+  std::vector<double> v(4, 0.0), w(4, 0.0);
+  std::vector<std::string> messages;
+  rt.run([&](Head& head) {
+    auto d = head.data(std::span(v), "v");
+    auto e = head.data(std::span(w), "w");
+    auto expect_refused = [&](auto&& call) {
+      try {
+        call();
+        ADD_FAILURE() << "accepted";
+      } catch (const Error& error) {
+        messages.push_back(error.what());
+      }
+    };
+    expect_refused([&] { head.submit("nope", {out(d)}); });
+    expect_refused([&] { head.submit("scale", {inout(d)}, arguments(1.0)); });    // no value yet
+    expect_refused([&] { head.submit("fill", {out(Data{})}, arguments(1.0)); });  // not registered
+    expect_refused([&] { head.submit("axpy", {in(d), inout(d)}); });             // the same data twice
+    expect_refused([&] { head.read(e); });
+    if (size > 1) expect_refused([&] { head.submit("partial", {out(d)}); });
+    // Nothing of that was recorded: the runtime still works.
+    head.submit("fill", {out(d)}, arguments(5.0));
+    head.read(d);
+    head.wait();
+  });
+  if (!rt.is_head()) return;
+  ASSERT_GE(messages.size(), 5u);
+  EXPECT_NE(messages[0].find("kernel 'nope'"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[1].find("reads data 'v' before anything gave it a value"), std::string::npos) << messages[1];
+  EXPECT_NE(messages[2].find("never registered"), std::string::npos) << messages[2];
+  EXPECT_NE(messages[3].find("names data 'v' twice"), std::string::npos) << messages[3];
+  EXPECT_NE(messages[4].find("'w'"), std::string::npos) << messages[4];
+  if (size > 1)
+    EXPECT_NE(messages[5].find("not registered on rank " + std::to_string(size - 1)), std::string::npos)
+        << messages[5];
+  EXPECT_DOUBLE_EQ(v[3], 5.0);
+}
+
+TEST(Runtime, AKernelThatThrowsIsReportedWithTaskAndRank) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  std::vector<double> v(8, 1.0);
+  std::string message;
+  bool later_refused = false;
+  rt.run([&](Head& head) {
+    auto d = head.data(std::span(v), "v");
+    head.enter(d);
+    head.submit("scale", {inout(d)}, arguments(2.0));
+    head.submit("throw", {inout(d)});
+    head.submit("scale", {inout(d)}, arguments(2.0));  // never runs: its input never comes
+    try {
+      head.wait();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::task_failed);
+      message = e.what();
+    }
+    try {
+      head.submit("scale", {inout(d)}, arguments(2.0));
+    } catch (const Error& e) {
+      later_refused = e.code() == Errc::task_failed;
+    }
+  });
+  if (!rt.is_head()) return;
+  EXPECT_NE(message.find("task 2 (kernel 'throw') failed on rank "), std::string::npos) << message;
+  EXPECT_NE(message.find("the kernel gave up"), std::string::npos) << message;
+  EXPECT_TRUE(later_refused);
+}
+
+TEST(Runtime, AnExceptionInTheProgramReachesRankZeroAfterWorkersAreReleased) {
+  Runtime rt(MPI_COMM_WORLD);
+  register_kernels(rt);
+  bool caught = false;
+  try {
+    rt.run([&](Head&) { throw std::runtime_error("program failed"); });
+  } catch (const std::runtime_error& e) {
+    caught = std::string(e.what()) == "program failed";
+  }
+  EXPECT_EQ(caught, rt.is_head());
+  // The runtime runs again afterwards.
+  std::vector<double> v(2, 0.0);
+  rt.run([&](Head& head) {
+    auto d = head.data(std::span(v), "v");
+    head.submit("fill", {out(d)}, arguments(4.0));
+    head.read(d);
+  });
+  if (rt.is_head()) EXPECT_DOUBLE_EQ(v[1], 4.0);
+}
+
+TEST(Runtime, RoundRobinAndMappedSchedulersGiveTheSameResults) {
+  for (Scheduler scheduler : {Scheduler::round_robin, Scheduler::mapped}) {
+    Runtime rt(MPI_COMM_WORLD, {.scheduler = scheduler});
+    register_kernels(rt);
+    std::vector<std::vector<double>> blocks(6, std::vector<double>(16, 0.0));
+    rt.run([&](Head& head) {
+      std::vector<Data> d;
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        d.push_back(head.data(std::span(blocks[i]), "b" + std::to_string(i)));
+        const int worker = static_cast<int>(i) % head.workers();
+        head.submit("fill", {out(d[i])}, arguments(double(i)), {.worker = worker});
+        if (i > 0) head.submit("axpy", {in(d[i - 1]), inout(d[i])}, arguments(1.0), {.worker = worker});
+        head.read(d[i]);
+      }
+      head.wait();
+    });
+    if (!rt.is_head()) continue;
+    double expected = 0;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      expected = double(i) + (i > 0 ? expected : 0.0);
+      EXPECT_DOUBLE_EQ(blocks[i][15], expected) << to_string(scheduler) << " block " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace herald::runtime
