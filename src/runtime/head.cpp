@@ -162,6 +162,9 @@ void HeadState::dispatch() {
 
   std::vector<Encoder> batches(static_cast<std::size_t>(size_));
   std::vector<std::uint32_t> counts(static_cast<std::size_t>(size_), 0);
+  // Per version and holder: this batch's reads there and the transfers it serves. Where the version is
+  // already superseded, the holder drops its replica once those are done, without waiting for the head.
+  std::unordered_map<Key, std::map<int, std::uint32_t>, KeyHash> uses;
   for (std::size_t i : order) {
     Pending& task = pending_[i];
     const int rank = rank_of_worker(plan.tasks[i].worker);
@@ -182,7 +185,9 @@ void HeadState::dispatch() {
         } else {
           a.source = v.origin;
           v.holders.push_back(rank);
+          ++uses[a.read][a.source];
         }
+        ++uses[a.read][rank];
         a.in_place = r.mode == Mode::inout && v.readers_left == 1;
         running.reads.push_back(a.read);
       }
@@ -200,14 +205,27 @@ void HeadState::dispatch() {
     ++outstanding_[static_cast<std::size_t>(rank)];
     running_.emplace(task.id, std::move(running));
   }
+  std::vector<std::vector<std::pair<Key, std::uint32_t>>> budgets(static_cast<std::size_t>(size_));
+  for (const auto& [key, per_rank] : uses) {
+    if (graph_.version(key.handle) <= key.version) continue;  // the latest value: a later wait may read it
+    bool read_back = false;
+    for (const PendingRead& r : reads_) read_back = read_back || r.key == key;
+    if (read_back) continue;
+    for (int holder : versions_.at(key).holders) {
+      const auto it = per_rank.find(holder);
+      if (holder != 0) budgets[static_cast<std::size_t>(holder)].push_back({key, it == per_rank.end() ? 0 : it->second});
+    }
+  }
   for (int r = 0; r < size_; ++r) {
     const auto ri = static_cast<std::size_t>(r);
-    if (counts[ri] == 0) continue;
+    if (counts[ri] == 0 && budgets[ri].empty()) continue;
     Encoder message;
     message.put(counts[ri]);
     auto& body = message.bytes();
     body.insert(body.end(), batches[ri].bytes().begin(), batches[ri].bytes().end());
-    channel_.post(r, tasks_handler, body, {}, 0, {});
+    message.put(static_cast<std::uint32_t>(budgets[ri].size()));
+    for (const auto& [key, n] : budgets[ri]) message.put(key.handle).put(key.version).put(n);
+    channel_.post(r, tasks_handler, message.bytes(), {}, 0, {});
   }
 
   for (const PendingRead& read : reads_) {

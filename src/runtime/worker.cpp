@@ -65,16 +65,43 @@ void Worker::on_tasks(const dyn::Channel::Arrival& a) {
       if (!reads(access.mode) || store_.find(access.read)) continue;
       ++local.missing;
       waiting_[access.read].push_back(task);
-      // A version made here arrives by itself; one made elsewhere is asked for once, by its first user.
-      if (access.source != rank_ && requested_.insert(access.read).second) {
-        Encoder e;
-        e.put(access.read.handle).put(access.read.version).put(false);
-        channel_.post(access.source, fetch_handler, e.bytes(), {}, order.priority, {});
-      }
+      if (access.source == rank_) ++local.missing_here;
     }
     local.order = std::move(order);
+    if (local.missing_here == 0) fetch_inputs(local);
     if (local.missing == 0) ready_.push({local.order.priority, sequence_++, task});
   }
+  // Superseded versions this rank holds or will hold, with the reads and transfers they still serve here.
+  const auto budgets = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < budgets; ++i) {
+    const Key key = read_key(d);
+    budget_[key] = d.get<std::uint32_t>();
+    if (budget_[key] == 0 && store_.find(key)) spend_nothing(key);
+  }
+}
+
+void Worker::fetch_inputs(const Local& local) {
+  // On demand: a task's inputs from elsewhere are asked for once nothing made here holds it back, so a
+  // worker does not pile up the inputs of tasks far ahead. Each version is asked for once.
+  for (const TaskAccess& access : local.order.accesses) {
+    if (!reads(access.mode) || access.source == rank_ || store_.find(access.read)) continue;
+    if (!requested_.insert(access.read).second) continue;
+    Encoder e;
+    e.put(access.read.handle).put(access.read.version).put(false);
+    channel_.post(access.source, fetch_handler, e.bytes(), {}, local.order.priority, {});
+  }
+}
+
+void Worker::spend(const Key& key) {
+  const auto it = budget_.find(key);
+  if (it == budget_.end()) return;
+  if (it->second > 0) --it->second;
+  if (it->second == 0) spend_nothing(key);
+}
+
+void Worker::spend_nothing(const Key& key) {
+  budget_.erase(key);
+  store_.release(key);
 }
 
 void Worker::on_fetch(const dyn::Channel::Arrival& a) {
@@ -97,7 +124,7 @@ void Worker::serve(const Key& key, int rank, bool readback) {
 void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
   // The replica travels with the message's completion, so a release meanwhile cannot free its bytes.
   channel_.post(rank, readback ? readback_handler : data_handler, key_body(key), replica.bytes, 0,
-                [keep = replica] {});
+                [this, key, keep = replica] { spend(key); });
 }
 
 void Worker::on_data(const dyn::Channel::Arrival& a) {
@@ -129,9 +156,13 @@ void Worker::arrived(const Key& key, Replica replica) {
     if (!stopped_) send(key, copy, code < 0 ? -1 - code : code, code < 0);
   }
   requested_.erase(key);
+  if (const auto it = budget_.find(key); it != budget_.end() && it->second == 0) spend_nothing(key);
   if (const auto it = waiting_.find(key); it != waiting_.end()) {
     for (std::uint64_t task : it->second) {
       Local& local = tasks_.at(task);
+      const bool made_here = std::any_of(local.order.accesses.begin(), local.order.accesses.end(),
+                                         [&](const TaskAccess& a) { return a.read == key && a.source == rank_; });
+      if (made_here && --local.missing_here == 0) fetch_inputs(local);
       if (--local.missing == 0) ready_.push({local.order.priority, sequence_++, task});
     }
     waiting_.erase(it);
@@ -190,6 +221,7 @@ void Worker::finish(const Pool::Result& result) {
   for (std::size_t i = 0; i < local.order.accesses.size(); ++i) {
     const TaskAccess& access = local.order.accesses[i];
     if (writes(access.mode)) arrived({access.read.handle, access.written}, std::move(local.keep[i]));
+    if (reads(access.mode)) spend(access.read);
   }
   done_.put(result.task).put(result.seconds);
   ++done_count_;

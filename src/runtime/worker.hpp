@@ -55,6 +55,7 @@ class Worker {
   struct Local {
     TaskOrder order;
     int missing = 0;                   // inputs not here yet
+    int missing_here = 0;              // of which this rank makes (or already asked for)
     std::vector<Replica> keep;         // inputs and outputs, alive while the kernel runs
     std::vector<TaskContext::View> views;
   };
@@ -75,6 +76,9 @@ class Worker {
   void start(std::uint64_t task);
   void finish(const Pool::Result& result);
   void send(const Key& key, const Replica& replica, int rank, bool readback);
+  void fetch_inputs(const Local& local);  // asks for the task's inputs held elsewhere
+  void spend(const Key& key);          // one use of a budgeted version is done
+  void spend_nothing(const Key& key);  // a budgeted version has no use left here: dropped
 
   dyn::Channel& channel_;
   const std::vector<KernelEntry>& kernels_;
@@ -84,6 +88,8 @@ class Worker {
   std::unordered_map<std::uint64_t, Local> tasks_;
   std::unordered_map<Key, std::vector<std::uint64_t>, KeyHash> waiting_;  // tasks per missing version
   std::unordered_set<Key, KeyHash> requested_;
+  // Superseded versions: the uses (reads here, transfers from here) left before the replica goes.
+  std::unordered_map<Key, std::uint32_t, KeyHash> budget_;
   std::priority_queue<Ready> ready_;
   std::uint64_t sequence_ = 0;
   int running_ = 0;
