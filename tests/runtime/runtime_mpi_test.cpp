@@ -244,9 +244,10 @@ TEST(Runtime, BadInputIsRefusedAtSubmit) {
   EXPECT_NE(messages[2].find("never registered"), std::string::npos) << messages[2];
   EXPECT_NE(messages[3].find("names data 'v' twice"), std::string::npos) << messages[3];
   EXPECT_NE(messages[4].find("'w'"), std::string::npos) << messages[4];
-  if (size > 1)
+  if (size > 1) {
     EXPECT_NE(messages[5].find("not registered on rank " + std::to_string(size - 1)), std::string::npos)
         << messages[5];
+  }
   EXPECT_DOUBLE_EQ(v[3], 5.0);
 }
 
@@ -297,7 +298,9 @@ TEST(Runtime, AnExceptionInTheProgramReachesRankZeroAfterWorkersAreReleased) {
     head.submit("fill", {out(d)}, arguments(4.0));
     head.read(d);
   });
-  if (rt.is_head()) EXPECT_DOUBLE_EQ(v[1], 4.0);
+  if (rt.is_head()) {
+    EXPECT_DOUBLE_EQ(v[1], 4.0);
+  }
 }
 
 TEST(Runtime, RoundRobinAndMappedSchedulersGiveTheSameResults) {
