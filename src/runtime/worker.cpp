@@ -9,6 +9,10 @@ namespace herald::runtime::detail {
 namespace {
 
 constexpr int head_rank = 0;
+constexpr int queued_per_thread = 4;
+constexpr auto inline_slice = std::chrono::microseconds(100);
+constexpr std::uint32_t done_batch = 512;
+constexpr auto report_every = std::chrono::microseconds(200);
 
 std::vector<std::byte> key_body(const Key& key) {
   Encoder e;
@@ -227,26 +231,46 @@ void Worker::finish(const Pool::Result& result) {
   ++done_count_;
 }
 
+void Worker::start_guarded(std::uint64_t task) {
+  try {
+    start(task);
+  } catch (...) {
+    ++running_;
+    results_.push_back({task, 0.0, std::current_exception()});
+  }
+}
+
 bool Worker::poll() {
   bool any = false;
-  // Kernels on the polling thread run one per pass, so messages keep flowing between them.
-  const int room = pool_ ? settings_.threads - running_ : (running_ == 0 ? 1 : 0);
-  for (int i = 0; i < room && !ready_.empty() && !stopped_; ++i) {
-    const std::uint64_t task = ready_.top().task;
-    ready_.pop();
-    try {
-      start(task);
-    } catch (...) {
-      ++running_;
-      results_.push_back({task, 0.0, std::current_exception()});
+  const auto now = std::chrono::steady_clock::now();
+  if (pool_) {
+    // A few tasks queued per thread, so a thread that finishes one takes the next without waiting for
+    // this loop; few enough that priorities still order what is ready.
+    const int room = settings_.threads * queued_per_thread - running_;
+    for (int i = 0; i < room && !ready_.empty() && !stopped_; ++i) {
+      const std::uint64_t task = ready_.top().task;
+      ready_.pop();
+      start_guarded(task);
+      any = true;
     }
-    any = true;
+    pool_->collect(results_);
+  } else {
+    // Kernels on the polling thread: ready tasks for up to a slice of time, then messages again.
+    while (!ready_.empty() && !stopped_ && std::chrono::steady_clock::now() - now < inline_slice) {
+      const std::uint64_t task = ready_.top().task;
+      ready_.pop();
+      start_guarded(task);
+      for (const auto& r : results_) finish(r);
+      results_.clear();
+      any = true;
+    }
   }
-  if (pool_) pool_->collect(results_);
   for (const auto& r : results_) finish(r);
   any |= !results_.empty();
   results_.clear();
-  if (done_count_ > 0 && !stopped_) {
+  // Completions go to the head in batches: at once when this worker runs out of work, else every so often.
+  const bool idle = ready_.empty() && running_ == 0;
+  if (done_count_ > 0 && !stopped_ && (idle || done_count_ >= done_batch || now - last_report_ >= report_every)) {
     Encoder e;
     e.put(done_count_);
     auto& batch = done_.bytes();
@@ -255,10 +279,10 @@ bool Worker::poll() {
     channel_.post(head_rank, done_handler, e.bytes(), {}, 0, {});
     batch.clear();
     done_count_ = 0;
-    last_heartbeat_ = std::chrono::steady_clock::now();
+    last_report_ = now;
+    last_heartbeat_ = now;
   }
   if (rank_ != head_rank && !stopped_) {
-    const auto now = std::chrono::steady_clock::now();
     if (std::chrono::duration<double>(now - last_heartbeat_).count() >= settings_.heartbeat) {
       channel_.post(head_rank, heartbeat_handler, {}, {}, 0, {});
       last_heartbeat_ = now;

@@ -74,6 +74,7 @@ class Worker {
   void on_release(const dyn::Channel::Arrival& a);
   void arrived(const Key& key, Replica replica);  // a version is here: serve, wake tasks
   void start(std::uint64_t task);
+  void start_guarded(std::uint64_t task);  // start(), a failure to set up reported as the task's
   void finish(const Pool::Result& result);
   void send(const Key& key, const Replica& replica, int rank, bool readback);
   void fetch_inputs(const Local& local);  // asks for the task's inputs held elsewhere
@@ -99,6 +100,7 @@ class Worker {
   std::uint32_t done_count_ = 0;
   bool stopped_ = false;
   std::chrono::steady_clock::time_point last_heartbeat_;
+  std::chrono::steady_clock::time_point last_report_;
   std::uint64_t fetches_ = 0;
   std::uint64_t bytes_fetched_ = 0;
 };
