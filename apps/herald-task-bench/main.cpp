@@ -11,7 +11,7 @@
 //
 // Options of the runtime itself: `-scheduler heft|round_robin|mapped` (mapped: point p of a row of width W
 // on worker p*workers/W, as Task Bench's MPI program splits points) and `-threads N` (kernel threads per
-// worker); everything else is Task Bench's command line.
+// worker; 0: kernels on the worker's polling thread); everything else is Task Bench's command line.
 #include "kernel.hpp"
 #include "options.hpp"
 #include "output.hpp"
@@ -42,7 +42,7 @@ struct TaskId {
 // The runtime's own flags, taken out of the command line before Task Bench's parser sees it.
 struct RuntimeFlags {
   std::optional<Scheduler> scheduler;
-  int threads = 0;
+  int threads = -1;  // the runtime's default
 };
 
 RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {

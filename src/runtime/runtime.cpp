@@ -74,12 +74,11 @@ std::span<std::byte> TaskContext::out(std::size_t access) const {
 
 Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State>()) {
   // Settings from the environment first, so that a bad value is refused before anything collective.
-  if (options.threads == 0) {
+  if (options.threads < 0) {
     options.threads = 1;
     if (auto v = environment("HERALD_RUNTIME_THREADS"))
       options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
   }
-  if (options.threads < 0) throw Error(Errc::invalid_argument, "a negative number of kernel threads");
   if (!options.scheduler) {
     options.scheduler = Scheduler::heft;
     if (auto v = environment("HERALD_RUNTIME_SCHEDULER")) options.scheduler = scheduler_from_string(*v);

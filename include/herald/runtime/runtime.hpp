@@ -140,9 +140,10 @@ using Kernel = std::function<void(TaskContext&)>;
 using KernelCost = std::function<double(std::span<const std::size_t> access_bytes)>;
 
 struct Options {
-  // Threads per worker that run kernels; 0: HERALD_RUNTIME_THREADS, else 1. Where MPI grants less than
-  // MPI_THREAD_FUNNELED (SimGrid's SMPI), kernels run on the communication thread whatever this says.
-  int threads = 0;
+  // Threads per worker that run kernels; 0: none, kernels run on the communication thread between
+  // polls; negative: HERALD_RUNTIME_THREADS, else 1. Where MPI grants less than MPI_THREAD_FUNNELED
+  // (SimGrid's SMPI), kernels run on the communication thread whatever this says.
+  int threads = -1;
   // unset: HERALD_RUNTIME_SCHEDULER (heft, round_robin, mapped), else heft.
   std::optional<Scheduler> scheduler{};
   // A worker silent this long while it has work is reported lost; 0: HERALD_RUNTIME_TIMEOUT, else 60 s.
