@@ -17,6 +17,7 @@
 #include "output.hpp"
 #include "summary.hpp"
 
+#include <herald/config.hpp>
 #include <herald/error.hpp>
 #include <herald/runtime/runtime.hpp>
 
@@ -57,11 +58,12 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
         if (args[i - 1] == "-scheduler") {
           flags.scheduler = scheduler_from_string(value);
         } else {
-          flags.threads = std::stoi(value);
-          if (flags.threads < 0) throw std::invalid_argument("negative");
+          const long long threads = herald::parse_count(value, "-threads");
+          if (threads > 1024) throw std::invalid_argument("-threads " + value + " is more than 1024");
+          flags.threads = static_cast<int>(threads);
         }
       } catch (const std::exception& e) {
-        throw tb::UsageError("error: bad value '" + value + "' for " + std::string(args[i - 1]) + ": " + e.what());
+        throw tb::UsageError(std::string("error: ") + e.what());
       }
       continue;
     }

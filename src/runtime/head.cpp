@@ -91,8 +91,9 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   check_usable();
   const std::uint64_t id = next_id_;
   const std::string name = task_name(id, kernel);
+  const std::string kernel_name(kernel);
   for (int r = size_ == 1 ? 0 : 1; r < size_; ++r)
-    if (!kernel_index_[static_cast<std::size_t>(r)].contains(std::string(kernel)))
+    if (!kernel_index_[static_cast<std::size_t>(r)].contains(kernel_name))
       throw Error(Errc::invalid_argument, name + ": not registered on rank " + std::to_string(r));
   if (settings_.scheduler == Scheduler::mapped &&
       (options.worker < 0 || static_cast<std::size_t>(options.worker) >= workers_))
@@ -113,7 +114,7 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
       if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
     }
   }
-  pending_.push_back({id, std::string(kernel), std::move(resolved), std::move(arguments), options});
+  pending_.push_back({id, kernel_name, std::move(resolved), std::move(arguments), options});
   return id;
 }
 
@@ -206,11 +207,11 @@ void HeadState::dispatch() {
     running_.emplace(task.id, std::move(running));
   }
   std::vector<std::vector<std::pair<Key, std::uint32_t>>> budgets(static_cast<std::size_t>(size_));
+  std::unordered_set<Key, KeyHash> read_back;
+  for (const PendingRead& r : reads_) read_back.insert(r.key);
   for (const auto& [key, per_rank] : uses) {
     if (graph_.version(key.handle) <= key.version) continue;  // the latest value: a later wait may read it
-    bool read_back = false;
-    for (const PendingRead& r : reads_) read_back = read_back || r.key == key;
-    if (read_back) continue;
+    if (read_back.contains(key)) continue;
     for (int holder : versions_.at(key).holders) {
       const auto it = per_rank.find(holder);
       if (holder != 0) budgets[static_cast<std::size_t>(holder)].push_back({key, it == per_rank.end() ? 0 : it->second});

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace herald::runtime::detail {
@@ -113,7 +114,6 @@ class HeadState {
   std::vector<Dependence> dependences_;  // of the pending tasks, by task id
   std::vector<PendingRead> reads_;
   std::uint64_t next_id_ = 0;
-  std::uint64_t first_pending_ = 0;
   std::unordered_map<Key, Version, KeyHash> versions_;
   std::unordered_map<std::uint64_t, Running> running_;
   std::size_t reads_left_ = 0;

@@ -32,11 +32,6 @@ void Pool::collect(std::vector<Result>& out) {
   results_.clear();
 }
 
-bool Pool::idle() const {
-  std::lock_guard lock(mutex_);
-  return jobs_.empty() && running_ == 0;
-}
-
 Pool::Result Pool::run(std::uint64_t task, const std::function<void()>& job) {
   const auto start = std::chrono::steady_clock::now();
   std::exception_ptr error;
@@ -56,11 +51,9 @@ void Pool::serve() {
     if (stopping_) return;
     auto [task, job] = std::move(jobs_.front());
     jobs_.pop_front();
-    ++running_;
     lock.unlock();
     Result result = run(task, job);
     lock.lock();
-    --running_;
     results_.push_back(std::move(result));
   }
 }

@@ -27,7 +27,6 @@ class Pool {
   void submit(std::uint64_t task, std::function<void()> job);
   // Moves the finished jobs' results into `out` (appended); does not block.
   void collect(std::vector<Result>& out);
-  bool idle() const;  // nothing queued or running
 
   // Runs `job` and times it, catching what it throws.
   static Result run(std::uint64_t task, const std::function<void()>& job);
@@ -38,7 +37,6 @@ class Pool {
   std::condition_variable wake_;
   std::deque<std::pair<std::uint64_t, std::function<void()>>> jobs_;
   std::vector<Result> results_;
-  int running_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

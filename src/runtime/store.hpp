@@ -33,7 +33,6 @@ class Store {
   // A rank asked for a version not here yet: it is sent once put() brings it.
   void request(const Key& key, int rank) { requests_[key].push_back(rank); }
 
-  std::size_t bytes_held() const noexcept { return held_; }
   std::size_t peak_bytes() const noexcept { return peak_; }
 
  private:

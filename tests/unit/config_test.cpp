@@ -111,3 +111,24 @@ TEST(Config, CallParametersWinOverFallback) {
 
 }  // namespace
 }  // namespace herald
+
+namespace herald {
+namespace {
+
+TEST(Config, ParsesSeconds) {
+  EXPECT_DOUBLE_EQ(parse_seconds("2", "t"), 2.0);
+  EXPECT_DOUBLE_EQ(parse_seconds("1.5e-6", "t"), 1.5e-6);
+  EXPECT_DOUBLE_EQ(parse_seconds("0", "t"), 0.0);
+  for (const char* bad : {"", "-1", "2s", "nan", "inf", "x"}) {
+    try {
+      parse_seconds(bad, "HERALD_RUNTIME_TIMEOUT");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("HERALD_RUNTIME_TIMEOUT"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace herald
