@@ -2,19 +2,17 @@
 //
 //   mpiexec -n 5 herald-task-bench -steps 100 -width 4 -type stencil_1d -kernel busy_wait -iter 1000
 //
-// Rank 0 is the runtime's head and the others its workers. Every task (t, p) is a runtime task that reads
-// the outputs of its dependencies in row t-1 and writes its own, checking every input it received (a wrong
-// or missing dependency fails the run). Outputs live in two data handles per point, one for even rows and
-// one for odd, so that row t writes while row t+1's readers of row t-1 are still to come; the runtime's
-// versions keep everything else in order. As Task Bench does, every graph runs twice and the second pass
-// is timed; the summary goes to rank 0's standard output.
+// Rank 0 is the runtime's head and the others its workers (runtime_graph.hpp: how a graph becomes tasks).
+// As Task Bench does, every graph runs twice and the second pass is timed; the summary goes to rank 0's
+// standard output.
 //
-// Options of the runtime itself: `-scheduler heft|round_robin|mapped` (mapped: point p of a row of width W
-// on worker p*workers/W, as Task Bench's MPI program splits points) and `-threads N` (kernel threads per
-// worker; 0: kernels on the worker's polling thread); everything else is Task Bench's command line.
-#include "kernel.hpp"
+// Options beside Task Bench's command line: `-scheduler heft|round_robin|mapped` (mapped: point p of a
+// row of width W on worker p*workers/W, as Task Bench's MPI program splits points), `-threads N` (kernel
+// threads per worker; 0: kernels on the worker's polling thread) and `-system mpi`, which runs the graphs
+// on plain MPI point-to-point instead (mpi_graph.hpp: the baseline the runtime is measured against).
+#include "mpi_graph.hpp"
 #include "options.hpp"
-#include "output.hpp"
+#include "runtime_graph.hpp"
 #include "summary.hpp"
 
 #include <herald/config.hpp>
@@ -34,16 +32,11 @@ namespace {
 using namespace herald::runtime;
 namespace tb = herald::taskbench;
 
-struct TaskId {
-  long graph;
-  long timestep;
-  long point;
-};
-
 // The runtime's own flags, taken out of the command line before Task Bench's parser sees it.
 struct RuntimeFlags {
   std::optional<Scheduler> scheduler;
-  int threads = -1;  // the runtime's default
+  int threads = -1;    // the runtime's default
+  bool mpi = false;    // -system mpi: the plain MPI baseline instead of the runtime
 };
 
 RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
@@ -51,12 +44,16 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
   std::vector<std::string_view> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
-    if (args[i] == "-scheduler" || args[i] == "-threads") {
+    if (args[i] == "-scheduler" || args[i] == "-threads" || args[i] == "-system") {
       if (!has_value) throw tb::UsageError("error: " + std::string(args[i]) + " needs a value");
       const std::string value(args[++i]);
       try {
         if (args[i - 1] == "-scheduler") {
           flags.scheduler = scheduler_from_string(value);
+        } else if (args[i - 1] == "-system") {
+          if (value != "herald" && value != "mpi")
+            throw std::invalid_argument("-system takes herald or mpi, not '" + value + "'");
+          flags.mpi = value == "mpi";
         } else {
           const long long threads = herald::parse_count(value, "-threads");
           if (threads > 1024) throw std::invalid_argument("-threads " + value + " is more than 1024");
@@ -71,26 +68,6 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
   }
   args = std::move(rest);
   return flags;
-}
-
-// Submits every task of every graph, in row order.
-void submit_graphs(Head& head, const std::vector<tb::TaskGraph>& graphs, std::vector<std::vector<std::vector<Data>>>& outputs,
-                   std::vector<std::vector<Data>>& scratch, std::vector<std::optional<Data>>& broadcast) {
-  for (const tb::TaskGraph& g : graphs) {
-    const auto gi = static_cast<std::size_t>(g.graph_index);
-    for (long t = 0; t < g.timesteps; ++t) {
-      const long offset = g.offset_at_timestep(t), width = g.width_at_timestep(t);
-      for (long p = offset; p < offset + width; ++p) {
-        std::vector<Use> uses;
-        for (long q : g.input_points(t, p)) uses.push_back(in(outputs[gi][static_cast<std::size_t>((t + 1) % 2)][static_cast<std::size_t>(q)]));
-        uses.push_back(out(outputs[gi][static_cast<std::size_t>(t % 2)][static_cast<std::size_t>(p)]));
-        if (!scratch[gi].empty()) uses.push_back(inout(scratch[gi][static_cast<std::size_t>(p)]));
-        if (broadcast[gi]) uses.push_back(in(*broadcast[gi]));
-        const int worker = static_cast<int>(p * head.workers() / g.max_width);
-        head.submit("task", uses, arguments(TaskId{g.graph_index, t, p}), {.worker = worker});
-      }
-    }
-  }
 }
 
 int run(int argc, char** argv) {
@@ -113,69 +90,16 @@ int run(int argc, char** argv) {
   }
   const std::vector<tb::TaskGraph>& graphs = options.graphs;
 
-  Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads, .scheduler = flags.scheduler});
-  rt.kernel("task", [&graphs](TaskContext& task) {
-    const auto id = task.argument<TaskId>();
-    const tb::TaskGraph& g = graphs.at(static_cast<std::size_t>(id.graph));
-    const std::size_t inputs = g.input_points(id.timestep, id.point).size();
-    std::vector<std::span<const std::byte>> received;
-    for (std::size_t i = 0; i < inputs; ++i) received.push_back(task.in(i));
-    if (auto fault = tb::check_inputs(g, id.timestep, id.point, received)) throw std::runtime_error(fault->message());
-    std::size_t next = inputs + 1;
-    std::span<std::byte> scratch;
-    if (g.scratch_bytes_per_task > 0) scratch = task.out(next++);
-    if (g.broadcast_bytes > 0)
-      if (auto fault = tb::check_broadcast(g, id.timestep, id.point, task.in(next++)))
-        throw std::runtime_error(fault->message());
-    tb::execute_kernel(g, id.timestep, id.point, scratch);
-    tb::write_output(id.timestep, id.point, task.out(inputs));
-  });
-
   if (rank == 0) std::printf("%s", tb::configuration_text(options).c_str());
   std::fflush(stdout);
   double elapsed = 0;
-  rt.run([&](Head& head) {
-    // Per graph: two output handles per point (even and odd rows), a scratch buffer per point, and the
-    // broadcast buffer, all the head's.
-    std::vector<std::vector<std::vector<std::vector<std::byte>>>> output_bytes(graphs.size());
-    std::vector<std::vector<std::vector<std::byte>>> scratch_bytes(graphs.size());
-    std::vector<std::vector<std::byte>> broadcast_bytes(graphs.size());
-    std::vector<std::vector<std::vector<Data>>> outputs(graphs.size());
-    std::vector<std::vector<Data>> scratch(graphs.size());
-    std::vector<std::optional<Data>> broadcast(graphs.size());
-    for (const tb::TaskGraph& g : graphs) {
-      const auto gi = static_cast<std::size_t>(g.graph_index);
-      const auto width = static_cast<std::size_t>(g.max_width);
-      output_bytes[gi].assign(2, std::vector<std::vector<std::byte>>(width, std::vector<std::byte>(g.output_bytes_per_task)));
-      for (std::size_t parity = 0; parity < 2; ++parity) {
-        outputs[gi].emplace_back();
-        for (std::size_t p = 0; p < width; ++p)
-          outputs[gi][parity].push_back(head.data(std::span(output_bytes[gi][parity][p]),
-                                                  "g" + std::to_string(gi) + (parity ? " odd " : " even ") + std::to_string(p)));
-      }
-      if (g.scratch_bytes_per_task > 0) {
-        scratch_bytes[gi].assign(width, std::vector<std::byte>(g.scratch_bytes_per_task));
-        for (std::size_t p = 0; p < width; ++p) {
-          tb::prepare_scratch(scratch_bytes[gi][p]);
-          scratch[gi].push_back(head.data(std::span(scratch_bytes[gi][p]), "g" + std::to_string(gi) + " scratch " + std::to_string(p)));
-          head.enter(scratch[gi].back());
-        }
-      }
-      if (g.broadcast_bytes > 0) {
-        broadcast_bytes[gi].resize(g.broadcast_bytes);
-        tb::write_broadcast(g, broadcast_bytes[gi]);
-        broadcast[gi] = head.data(std::span(broadcast_bytes[gi]), "g" + std::to_string(gi) + " broadcast");
-        head.enter(*broadcast[gi]);
-      }
-    }
-    // Task Bench runs everything twice and times the second pass.
-    for (int pass = 0; pass < 2; ++pass) {
-      const double start = MPI_Wtime();
-      submit_graphs(head, graphs, outputs, scratch, broadcast);
-      head.wait();
-      elapsed = MPI_Wtime() - start;
-    }
-  });
+  if (flags.mpi) {
+    elapsed = tb::run_on_mpi(graphs, MPI_COMM_WORLD, 2);
+  } else {
+    Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads, .scheduler = flags.scheduler});
+    tb::RuntimeGraphs runner(rt);
+    elapsed = runner.run(graphs, 2);
+  }
   if (rank == 0) std::printf("%s", tb::summary_text(options, elapsed).c_str());
   return 0;
 }

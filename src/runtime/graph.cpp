@@ -12,20 +12,21 @@ std::uint32_t DependencyTracker::add_handle(std::size_t bytes, std::string name)
 }
 
 std::vector<Resolved> DependencyTracker::add_task(std::size_t task, std::span<const Access> accesses,
-                                                  std::vector<Dependence>& out, const std::string& task_name) {
+                                                  std::vector<Dependence>& out,
+                                                  const std::function<std::string()>& task_name) {
   // Everything is checked before anything changes, so a refused task leaves no trace.
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     const Access& a = accesses[i];
     if (a.handle >= handles_.size())
-      throw Error(Errc::invalid_argument, task_name + " uses a data handle this runtime never registered");
+      throw Error(Errc::invalid_argument, task_name() + " uses a data handle this runtime never registered");
     for (std::size_t j = 0; j < i; ++j)
       if (accesses[j].handle == a.handle)
-        throw Error(Errc::invalid_argument, task_name + " names data '" + handles_[a.handle].name +
+        throw Error(Errc::invalid_argument, task_name() + " names data '" + handles_[a.handle].name +
                                                 "' twice; use one access with mode inout");
   }
   for (const Access& a : accesses) {
     if (reads(a.mode) && handles_[a.handle].version == 0)
-      throw Error(Errc::invalid_argument, task_name + " reads data '" + handles_[a.handle].name +
+      throw Error(Errc::invalid_argument, task_name() + " reads data '" + handles_[a.handle].name +
                                               "' before anything gave it a value (enter it, or write it first)");
   }
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,9 +56,14 @@ class DependencyTracker {
   // Adds task number `task` (numbers grow with every call) with its accesses, appends the dependencies
   // they imply to `out` (at most one per earlier task, handle and kind) and returns what each access
   // resolved to. Throws herald::Error, recording nothing, for a handle out of range, a handle named twice,
-  // or a read of a handle that has no value yet; `task_name` names the task in the message.
+  // or a read of a handle that has no value yet; `task_name` names the task in the message (called only
+  // then, so that naming costs nothing on the way that succeeds).
   std::vector<Resolved> add_task(std::size_t task, std::span<const Access> accesses, std::vector<Dependence>& out,
-                                 const std::string& task_name);
+                                 const std::function<std::string()>& task_name);
+  std::vector<Resolved> add_task(std::size_t task, std::span<const Access> accesses, std::vector<Dependence>& out,
+                                 const std::string& task_name) {
+    return add_task(task, accesses, out, [&] { return task_name; });
+  }
 
  private:
   struct Handle {

@@ -21,11 +21,21 @@ double since(std::chrono::steady_clock::time_point t) {
 
 HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                      std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id)
-    : channel_(channel), local_(local), kernels_(kernels), settings_(settings), id_(id), size_(channel.size()),
+    : channel_(channel), local_(local), settings_(settings), id_(id), size_(channel.size()),
       workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)) {
-  kernel_index_.resize(kernel_names.size());
+  // Every name any rank registered, with its index on each rank, looked up once per submit.
   for (std::size_t r = 0; r < kernel_names.size(); ++r)
-    for (std::uint32_t k = 0; k < kernel_names[r].size(); ++k) kernel_index_[r].emplace(kernel_names[r][k], k);
+    for (std::uint32_t k = 0; k < kernel_names[r].size(); ++k) {
+      auto [it, added] = kernel_ids_.emplace(kernel_names[r][k], static_cast<std::uint32_t>(kernels_.size()));
+      if (added) kernels_.push_back({kernel_names[r][k], std::vector<std::uint32_t>(kernel_names.size(), missing_kernel)});
+      kernels_[it->second].index[r] = k;
+    }
+  for (KernelInfo& k : kernels_) {
+    for (int r = size_ == 1 ? 0 : 1; r < size_ && k.missing_on < 0; ++r)
+      if (k.index[static_cast<std::size_t>(r)] == missing_kernel) k.missing_on = r;
+    for (const KernelEntry& e : kernels)
+      if (e.name == k.name && e.cost) k.cost = &e.cost;
+  }
   outstanding_.assign(static_cast<std::size_t>(size_), 0);
   last_heard_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
@@ -46,7 +56,7 @@ void HeadState::check_usable() const {
 }
 
 void HeadState::check_handle(const Data& d, const char* what) const {
-  if (d.owner_ != id_ || d.index_ >= handles_.size())
+  if (!owns(d))
     throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
 }
 
@@ -86,26 +96,30 @@ void HeadState::read(Data d, bool exit) {
   reads_.push_back({key, exit});
 }
 
+std::uint32_t HeadState::kernel_id(std::string_view name, std::uint64_t task) const {
+  const auto it = kernel_ids_.find(std::string(name));
+  const int missing_on = it == kernel_ids_.end() ? (size_ == 1 ? 0 : 1) : kernels_[it->second].missing_on;
+  if (missing_on >= 0)
+    throw Error(Errc::invalid_argument, task_name(task, name) + ": not registered on rank " + std::to_string(missing_on));
+  return it->second;
+}
+
 std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                 TaskOptions options) {
   check_usable();
   const std::uint64_t id = next_id_;
-  const std::string name = task_name(id, kernel);
-  const std::string kernel_name(kernel);
-  for (int r = size_ == 1 ? 0 : 1; r < size_; ++r)
-    if (!kernel_index_[static_cast<std::size_t>(r)].contains(kernel_name))
-      throw Error(Errc::invalid_argument, name + ": not registered on rank " + std::to_string(r));
+  const std::uint32_t kernel_id = this->kernel_id(kernel, id);
   if (settings_.scheduler == Scheduler::mapped &&
       (options.worker < 0 || static_cast<std::size_t>(options.worker) >= workers_))
-    throw Error(Errc::invalid_argument, name + ": the mapped scheduler needs a worker in 0.." +
+    throw Error(Errc::invalid_argument, task_name(id, kernel) + ": the mapped scheduler needs a worker in 0.." +
                                             std::to_string(workers_ - 1) + ", not " + std::to_string(options.worker));
   std::vector<Access> accesses;
   accesses.reserve(uses.size());
   for (const Use& u : uses) {
-    check_handle(u.data, (name + ": a use").c_str());
+    if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
     accesses.push_back({u.data.index_, u.mode});
   }
-  auto resolved = graph_.add_task(id, accesses, dependences_, name);
+  auto resolved = graph_.add_task(id, accesses, dependences_, [&] { return task_name(id, kernel); });
   ++next_id_;
   for (const Resolved& r : resolved) {
     if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
@@ -114,19 +128,18 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
       if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
     }
   }
-  pending_.push_back({id, kernel_name, std::move(resolved), std::move(arguments), options});
+  pending_.push_back({id, kernel_id, std::move(resolved), std::move(arguments), options});
   return id;
 }
 
 double HeadState::estimate(const Pending& task) const {
   std::vector<std::size_t> sizes;
   std::size_t total = 0;
-  for (const Resolved& r : task.accesses) {
-    sizes.push_back(graph_.bytes(r.handle));
-    total += sizes.back();
+  for (const Resolved& r : task.accesses) total += graph_.bytes(r.handle);
+  if (const KernelCost* cost = kernels_[task.kernel].cost) {
+    for (const Resolved& r : task.accesses) sizes.push_back(graph_.bytes(r.handle));
+    return std::max(0.0, (*cost)(sizes));
   }
-  for (const KernelEntry& k : kernels_)
-    if (k.name == task.kernel && k.cost) return std::max(0.0, k.cost(sizes));
   if (const auto it = history_.find({task.kernel, total}); it != history_.end())
     return it->second.first / static_cast<double>(it->second.second);
   return unknown_task_seconds;
@@ -161,16 +174,27 @@ void HeadState::dispatch() {
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return plan.tasks[a].start < plan.tasks[b].start; });
 
+  // One message per rank: its task count (written last), its tasks, then its budgets.
   std::vector<Encoder> batches(static_cast<std::size_t>(size_));
+  for (Encoder& b : batches) b.put(std::uint32_t{0});
   std::vector<std::uint32_t> counts(static_cast<std::size_t>(size_), 0);
-  // Per version and holder: this batch's reads there and the transfers it serves. Where the version is
-  // already superseded, the holder drops its replica once those are done, without waiting for the head.
-  std::unordered_map<Key, std::map<int, std::uint32_t>, KeyHash> uses;
+  // Per version and holder, in the version's batch_uses: this batch's reads there and the transfers it
+  // serves. Where the version is already superseded, the holder drops its replica once those are done,
+  // without waiting for the head.
+  std::vector<Key> used;
+  auto use = [&](const Key& key, Version& v, int rank) {
+    if (v.batch_uses.empty()) used.push_back(key);
+    for (auto& [holder, n] : v.batch_uses)
+      if (holder == rank) return void(++n);
+    v.batch_uses.emplace_back(rank, 1);
+  };
+  running_.reserve(running_.size() + pending_.size());
   for (std::size_t i : order) {
     Pending& task = pending_[i];
     const int rank = rank_of_worker(plan.tasks[i].worker);
-    TaskOrder t{task.id, kernel_index_[static_cast<std::size_t>(rank)].at(task.kernel), task.options.priority, {},
-                std::move(task.arguments)};
+    Encoder& batch = batches[static_cast<std::size_t>(rank)];
+    encode_task_header(batch, {task.id, kernels_[task.kernel].index[static_cast<std::size_t>(rank)], task.options.priority,
+                               static_cast<std::uint32_t>(task.accesses.size())});
     Running running{rank, task.kernel, 0, {}, {}};
     for (const Resolved& r : task.accesses) {
       TaskAccess a;
@@ -186,9 +210,9 @@ void HeadState::dispatch() {
         } else {
           a.source = v.origin;
           v.holders.push_back(rank);
-          ++uses[a.read][a.source];
+          use(a.read, v, a.source);
         }
-        ++uses[a.read][rank];
+        use(a.read, v, rank);
         a.in_place = r.mode == Mode::inout && v.readers_left == 1;
         running.reads.push_back(a.read);
       }
@@ -199,9 +223,9 @@ void HeadState::dispatch() {
         v.holders = {rank};
         running.writes.push_back({r.handle, r.written});
       }
-      t.accesses.push_back(a);
+      encode(batch, a);
     }
-    encode(batches[static_cast<std::size_t>(rank)], t);
+    batch.put_bytes(task.arguments);
     ++counts[static_cast<std::size_t>(rank)];
     ++outstanding_[static_cast<std::size_t>(rank)];
     running_.emplace(task.id, std::move(running));
@@ -209,21 +233,23 @@ void HeadState::dispatch() {
   std::vector<std::vector<std::pair<Key, std::uint32_t>>> budgets(static_cast<std::size_t>(size_));
   std::unordered_set<Key, KeyHash> read_back;
   for (const PendingRead& r : reads_) read_back.insert(r.key);
-  for (const auto& [key, per_rank] : uses) {
+  for (const Key& key : used) {
+    Version& v = versions_.at(key);
+    const auto uses = std::move(v.batch_uses);
+    v.batch_uses.clear();
     if (graph_.version(key.handle) <= key.version) continue;  // the latest value: a later wait may read it
     if (read_back.contains(key)) continue;
-    for (int holder : versions_.at(key).holders) {
-      const auto it = per_rank.find(holder);
-      if (holder != 0) budgets[static_cast<std::size_t>(holder)].push_back({key, it == per_rank.end() ? 0 : it->second});
+    for (int holder : v.holders) {
+      if (holder == 0) continue;
+      const auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.first == holder; });
+      budgets[static_cast<std::size_t>(holder)].push_back({key, it == uses.end() ? 0 : it->second});
     }
   }
   for (int r = 0; r < size_; ++r) {
     const auto ri = static_cast<std::size_t>(r);
     if (counts[ri] == 0 && budgets[ri].empty()) continue;
-    Encoder message;
-    message.put(counts[ri]);
-    auto& body = message.bytes();
-    body.insert(body.end(), batches[ri].bytes().begin(), batches[ri].bytes().end());
+    Encoder& message = batches[ri];
+    message.put_at(0, counts[ri]);
     message.put(static_cast<std::uint32_t>(budgets[ri].size()));
     for (const auto& [key, n] : budgets[ri]) message.put(key.handle).put(key.version).put(n);
     channel_.post(r, tasks_handler, message.bytes(), {}, 0, {});
@@ -313,7 +339,7 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
   const auto task = d.get<std::uint64_t>();
   const std::string what = d.get_string();
   const auto it = running_.find(task);
-  const std::string kernel = it == running_.end() ? "?" : it->second.kernel;
+  const std::string kernel = it == running_.end() ? "?" : kernels_[it->second.kernel].name;
   if (!failure_)
     failure_.emplace(Errc::task_failed,
                      task_name(task, kernel) + " failed on rank " + std::to_string(a.source) + ": " + what);

@@ -10,6 +10,8 @@
 #include <herald/runtime/runtime.hpp>
 
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
@@ -51,9 +53,17 @@ class HeadState {
     std::span<std::byte> buffer;
     std::string name;
   };
+  // A kernel name some rank registered: its index on every rank (none where missing) and its cost model.
+  struct KernelInfo {
+    std::string name;
+    std::vector<std::uint32_t> index;  // per rank; missing_kernel where that rank lacks it
+    int missing_on = -1;               // the first rank that may run tasks and lacks it
+    const KernelCost* cost = nullptr;  // the head's, if it has one
+  };
+  static constexpr std::uint32_t missing_kernel = UINT32_MAX;
   struct Pending {
     std::uint64_t id;
-    std::string kernel;
+    std::uint32_t kernel;  // into kernels_
     std::vector<Resolved> accesses;
     Arguments arguments;
     TaskOptions options;
@@ -68,6 +78,8 @@ class HeadState {
     std::size_t readers_left = 0;  // scheduled readers (tasks and reads) not done
     bool produced = false;        // its writer has finished
     bool exited = false;          // exit(): once read, only the head keeps it
+    // During dispatch: this batch's uses per rank (its reads there and the transfers it serves).
+    std::vector<std::pair<int, std::uint32_t>> batch_uses;
   };
   struct WorkerStats {
     std::uint64_t fetches = 0;
@@ -76,15 +88,17 @@ class HeadState {
   };
   struct Running {
     int rank;
-    std::string kernel;
+    std::uint32_t kernel;
     std::size_t total_bytes;
     std::vector<Key> reads;
     std::vector<Key> writes;
   };
 
   void check_usable() const;
+  bool owns(const Data& d) const noexcept { return d.owner_ == id_ && d.index_ < handles_.size(); }
   void check_handle(const Data& d, const char* what) const;
   std::string task_name(std::uint64_t id, std::string_view kernel) const;
+  std::uint32_t kernel_id(std::string_view name, std::uint64_t task) const;
   double estimate(const Pending& task) const;
   int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
   void dispatch();
@@ -101,8 +115,8 @@ class HeadState {
 
   dyn::Channel& channel_;
   Worker& local_;
-  const std::vector<KernelEntry>& kernels_;
-  std::vector<std::unordered_map<std::string, std::uint32_t>> kernel_index_;  // per rank
+  std::vector<KernelInfo> kernels_;
+  std::unordered_map<std::string, std::uint32_t> kernel_ids_;  // name -> position in kernels_
   HeadSettings settings_;
   std::uint64_t id_;
   int size_;
@@ -126,7 +140,7 @@ class HeadState {
   bool broken_ = false;
   bool lost_ = false;
   // Measured run times per kernel and total access bytes: (sum of seconds, count).
-  std::map<std::pair<std::string, std::size_t>, std::pair<double, std::size_t>> history_;
+  std::map<std::pair<std::uint32_t, std::size_t>, std::pair<double, std::size_t>> history_;
   Statistics stats_;
 };
 

@@ -13,10 +13,15 @@ std::span<const std::byte> Decoder::take(std::size_t n) {
   return out;
 }
 
+void encode_task_header(Encoder& e, const TaskHeader& h) { e.put(h.task).put(h.kernel).put(h.priority).put(h.accesses); }
+
+void encode(Encoder& e, const TaskAccess& a) {
+  e.put(a.read.handle).put(a.read.version).put(a.written).put(a.bytes).put(a.source).put(a.mode).put(a.in_place);
+}
+
 void encode(Encoder& e, const TaskOrder& t) {
-  e.put(t.task).put(t.kernel).put(t.priority).put(static_cast<std::uint32_t>(t.accesses.size()));
-  for (const TaskAccess& a : t.accesses)
-    e.put(a.read.handle).put(a.read.version).put(a.written).put(a.bytes).put(a.source).put(a.mode).put(a.in_place);
+  encode_task_header(e, {t.task, t.kernel, t.priority, static_cast<std::uint32_t>(t.accesses.size())});
+  for (const TaskAccess& a : t.accesses) encode(e, a);
   e.put_bytes(t.arguments);
 }
 

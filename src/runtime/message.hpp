@@ -56,6 +56,12 @@ class Encoder {
     return *this;
   }
   Encoder& put_string(const std::string& s) { return put_bytes(std::as_bytes(std::span(s.data(), s.size()))); }
+  // Overwrites what an earlier put() wrote at `offset` (a count known only once what follows is written).
+  template <class T>
+  void put_at(std::size_t offset, const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::memcpy(bytes_.data() + offset, &value, sizeof(T));
+  }
   std::vector<std::byte>& bytes() noexcept { return bytes_; }
 
  private:
@@ -105,6 +111,17 @@ struct TaskOrder {
 
 void encode(Encoder& e, const TaskOrder& t);
 TaskOrder decode_task(Decoder& d);
+
+// A task order piece by piece, for the head, which writes each access as it resolves it: the header,
+// then `accesses` accesses, then the arguments with put_bytes. The same bytes as encode(TaskOrder).
+struct TaskHeader {
+  std::uint64_t task = 0;
+  std::uint32_t kernel = 0;
+  std::int32_t priority = 0;
+  std::uint32_t accesses = 0;
+};
+void encode_task_header(Encoder& e, const TaskHeader& h);
+void encode(Encoder& e, const TaskAccess& a);
 
 struct Completion {
   std::uint64_t task = 0;

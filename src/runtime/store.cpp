@@ -5,8 +5,9 @@
 namespace herald::runtime::detail {
 
 Replica Replica::allocate(std::size_t bytes) {
-  auto owner = std::make_shared<std::vector<std::byte>>(bytes);
-  return {std::span(*owner), owner};
+  // One allocation for the bytes and their count, zeroed as before: a kernel need not fill all its output.
+  std::shared_ptr<std::byte[]> owner = std::make_shared<std::byte[]>(bytes);
+  return {std::span(owner.get(), bytes), std::move(owner)};
 }
 
 const Replica* Store::find(const Key& key) const {

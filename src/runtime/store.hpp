@@ -16,7 +16,7 @@ namespace herald::runtime::detail {
 // for the head's own buffers, which the program owns.
 struct Replica {
   std::span<std::byte> bytes;
-  std::shared_ptr<std::vector<std::byte>> owner;
+  std::shared_ptr<std::byte[]> owner;
 
   static Replica allocate(std::size_t bytes);
   static Replica borrowed(std::span<std::byte> bytes) { return {bytes, nullptr}; }

@@ -176,6 +176,7 @@ void Worker::arrived(const Key& key, Replica replica) {
 void Worker::start(std::uint64_t task) {
   Local& local = tasks_.at(task);
   local.views.reserve(local.order.accesses.size());
+  local.keep.reserve(local.order.accesses.size());
   for (const TaskAccess& access : local.order.accesses) {
     Replica bytes;
     if (access.mode == Mode::in) {

@@ -189,6 +189,8 @@ class Runtime {
   int rank() const noexcept;
   int size() const noexcept;
   bool is_head() const noexcept { return rank() == 0; }
+  // Kernel threads per worker as resolved from Options and MPI's thread level (0: the polling thread).
+  int threads() const noexcept;
 
   struct State;
 

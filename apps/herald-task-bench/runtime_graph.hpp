@@ -1,0 +1,37 @@
+// Task Bench's graphs as tasks of herald's runtime.
+//
+// Every task (t, p) is a runtime task that reads the outputs of its dependencies in row t-1 and writes its
+// own, checking every input it received (a wrong or missing dependency fails the run). Outputs live in two
+// data handles per point, one for even rows and one for odd, so that row t writes while row t+1's readers
+// of row t-1 are still to come; the runtime's versions keep everything else in order. -scratch is one
+// inout handle per point, -broadcast one handle every task reads; the head enters both before timing.
+// Under Scheduler::mapped, point p of a row of width W runs on worker p*workers/W, as Task Bench's MPI
+// program splits points.
+#pragma once
+
+#include "graph.hpp"
+
+#include <herald/runtime/runtime.hpp>
+
+#include <span>
+
+namespace herald::taskbench {
+
+class RuntimeGraphs {
+ public:
+  // Registers the kernel "task" with `runtime` (on every rank, before any run).
+  explicit RuntimeGraphs(runtime::Runtime& runtime);
+  RuntimeGraphs(const RuntimeGraphs&) = delete;
+  RuntimeGraphs& operator=(const RuntimeGraphs&) = delete;
+
+  // Collective over the runtime's ranks, all given the same graphs: runs every graph `passes` times and
+  // returns the last pass's seconds, from its first submit to the end of its wait(), on the head (0 on the
+  // workers). A faulty input ends the run with the runtime's task_failed error.
+  double run(std::span<const TaskGraph> graphs, int passes);
+
+ private:
+  runtime::Runtime& runtime_;
+  std::span<const TaskGraph> graphs_;  // what the kernel reads during run()
+};
+
+}  // namespace herald::taskbench
