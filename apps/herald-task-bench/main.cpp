@@ -10,6 +10,7 @@
 // row of width W on worker p*workers/W, as Task Bench's MPI program splits points), `-threads N` (kernel
 // threads per worker; 0: kernels on the worker's polling thread) and `-system mpi`, which runs the graphs
 // on plain MPI point-to-point instead (mpi_graph.hpp: the baseline the runtime is measured against).
+#include "driver_main.hpp"
 #include "mpi_graph.hpp"
 #include "options.hpp"
 #include "runtime_graph.hpp"
@@ -106,19 +107,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int status = 0;
-  try {
-    status = run(argc, argv);
-  } catch (const std::exception& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    std::fprintf(stderr, "herald-task-bench: rank %d: %s\n", rank, e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return herald::taskbench::driver_main(argc, argv, "herald-task-bench", run); }

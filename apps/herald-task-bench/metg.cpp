@@ -17,6 +17,7 @@
 //
 // Own options: -iters N,N,... (default: kernel times of 1 ms down to about 0.1 us, halving), -reps N
 // (default 3), -csv FILE, and the runtime's -threads N and -scheduler S.
+#include "driver_main.hpp"
 #include "kernel.hpp"
 #include "mpi_graph.hpp"
 #include "options.hpp"
@@ -53,18 +54,6 @@ struct Flags {
   std::optional<Scheduler> scheduler;
 };
 
-std::vector<long> parse_iterations(const std::string& list) {
-  std::vector<long> values;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    values.push_back(static_cast<long>(herald::parse_count(list.substr(start, comma - start), "-iters")));
-    if (values.back() < 1) throw std::invalid_argument("-iters takes counts of at least 1");
-    start = comma + 1;
-  }
-  return values;
-}
-
 // Takes this program's own flags out of the command line; the rest is Task Bench's.
 Flags take_flags(std::vector<std::string_view>& args) {
   Flags flags;
@@ -79,7 +68,10 @@ Flags take_flags(std::vector<std::string_view>& args) {
     const std::string value(args[++i]);
     try {
       if (flag == "-iters") {
-        flags.iterations = parse_iterations(value);
+        for (const long long n : herald::parse_count_list(value, "-iters")) {
+          if (n < 1) throw std::invalid_argument("-iters takes counts of at least 1");
+          flags.iterations.push_back(static_cast<long>(n));
+        }
       } else if (flag == "-reps") {
         const long long reps = herald::parse_count(value, "-reps");
         if (reps < 1 || reps > 1000) throw std::invalid_argument("-reps takes 1 to 1000, not " + value);
@@ -289,19 +281,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int status = 0;
-  try {
-    status = run(argc, argv);
-  } catch (const std::exception& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    std::fprintf(stderr, "herald-task-bench-metg: rank %d: %s\n", rank, e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return status;
-}
+int main(int argc, char** argv) { return herald::taskbench::driver_main(argc, argv, "herald-task-bench-metg", run); }

@@ -35,18 +35,6 @@ struct Flags {
   double iteration_seconds = 1e-8;
 };
 
-double parse_positive(const std::string& text, const std::string& flag) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(value >= 0)) throw tb::UsageError("error: " + flag + " takes seconds >= 0, not '" + text + "'");
-  return value;
-}
-
 Flags take_flags(std::vector<std::string_view>& args) {
   Flags flags;
   std::vector<std::string_view> rest;
@@ -58,27 +46,22 @@ Flags take_flags(std::vector<std::string_view>& args) {
     }
     if (i + 1 == args.size()) throw tb::UsageError("error: " + flag + " needs a value");
     const std::string value(args[++i]);
-    if (flag == "-workers") {
-      flags.workers.clear();
-      std::size_t start = 0;
-      while (start <= value.size()) {
-        const std::size_t comma = std::min(value.find(',', start), value.size());
-        long long n = 0;
-        try {
-          n = herald::parse_count(value.substr(start, comma - start), "-workers");
-        } catch (const std::exception& e) {
-          throw tb::UsageError(std::string("error: ") + e.what());
+    try {
+      if (flag == "-workers") {
+        flags.workers.clear();
+        for (const long long n : herald::parse_count_list(value, "-workers")) {
+          if (n < 1 || n > 100000) throw std::invalid_argument("-workers takes counts from 1 to 100000");
+          flags.workers.push_back(static_cast<std::size_t>(n));
         }
-        if (n < 1 || n > 100000) throw tb::UsageError("error: -workers takes counts from 1 to 100000");
-        flags.workers.push_back(static_cast<std::size_t>(n));
-        start = comma + 1;
+      } else if (flag == "-alpha") {
+        flags.link.alpha = herald::parse_seconds(value, flag);
+      } else if (flag == "-beta") {
+        flags.link.beta = herald::parse_seconds(value, flag);
+      } else {
+        flags.iteration_seconds = herald::parse_seconds(value, flag);
       }
-    } else if (flag == "-alpha") {
-      flags.link.alpha = parse_positive(value, flag);
-    } else if (flag == "-beta") {
-      flags.link.beta = parse_positive(value, flag);
-    } else {
-      flags.iteration_seconds = parse_positive(value, flag);
+    } catch (const std::exception& e) {
+      throw tb::UsageError(std::string("error: ") + e.what());
     }
   }
   args = std::move(rest);

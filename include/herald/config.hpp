@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace herald {
 
@@ -17,6 +18,8 @@ std::size_t parse_bytes(std::string_view text, std::string_view what = "size");
 
 // A non-negative integer; throws Error(invalid_argument) naming `what` otherwise.
 long long parse_count(std::string_view text, std::string_view what);
+// Comma-separated counts ("4,16,64"), each as parse_count takes it; at least one.
+std::vector<long long> parse_count_list(std::string_view text, std::string_view what);
 
 // A non-negative, finite number (seconds, say); throws Error(invalid_argument) naming `what` otherwise.
 double parse_seconds(std::string_view text, std::string_view what);

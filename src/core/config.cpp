@@ -1,6 +1,7 @@
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <charconv>
@@ -17,6 +18,16 @@ long long parse_count(std::string_view text, std::string_view what) {
     throw Error(Errc::invalid_argument,
                 std::string(what) + " '" + std::string(text) + "' is not a non-negative integer");
   return value;
+}
+
+std::vector<long long> parse_count_list(std::string_view text, std::string_view what) {
+  std::vector<long long> counts;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    counts.push_back(parse_count(text.substr(start, comma - start), what));
+    if (comma == text.size()) return counts;
+    start = comma + 1;
+  }
 }
 
 double parse_seconds(std::string_view text, std::string_view what) {

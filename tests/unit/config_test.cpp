@@ -130,5 +130,19 @@ TEST(Config, ParsesSeconds) {
   }
 }
 
+TEST(Config, ParsesCountLists) {
+  EXPECT_EQ(parse_count_list("4", "-workers"), (std::vector<long long>{4}));
+  EXPECT_EQ(parse_count_list("4,16,64", "-workers"), (std::vector<long long>{4, 16, 64}));
+  for (const char* bad : {"", "4,", ",4", "4,,16", "4;16", "-1,2"}) {
+    try {
+      parse_count_list(bad, "-workers");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("-workers"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace herald
