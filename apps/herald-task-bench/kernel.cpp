@@ -162,6 +162,12 @@ long imbalance_iterations(const Kernel& kernel, long graph_index, long timestep,
   return long(std::round((1 + (u - 0.5) * kernel.imbalance) * double(kernel.iterations)));
 }
 
+long task_iterations(const TaskGraph& graph, long timestep, long point) {
+  return graph.kernel.type == KernelType::load_imbalance
+             ? imbalance_iterations(graph.kernel, graph.graph_index, timestep, point)
+             : graph.kernel.iterations;
+}
+
 long long flops_per_task(const TaskGraph& g, long timestep, long point) {
   switch (g.kernel.type) {
     case compute_dgemm: {

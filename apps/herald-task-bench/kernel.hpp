@@ -42,6 +42,8 @@ bool kernel_uses_scratch(KernelType type);
 // load_imbalance's iterations for one task: round((1 + (u - 1/2) * imbalance) * iterations) with u
 // Task Bench's uniform value of (graph, timestep, point).
 long imbalance_iterations(const Kernel& kernel, long graph_index, long timestep, long point);
+// The iterations task (timestep, point) of the graph runs: -iter, or load_imbalance's draw.
+long task_iterations(const TaskGraph& graph, long timestep, long point);
 
 // What Task Bench's summary credits one task with. compute_dgemm counts 2 N^3 per iteration with
 // N = floor(sqrt(scratch / 24)); the memory kernels count scratch * iterations / samples bytes.

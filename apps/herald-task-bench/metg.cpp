@@ -122,9 +122,7 @@ double total_iterations(const tb::TaskGraph& g) {
   double total = 0;
   for (long t = 0; t < g.timesteps; ++t)
     for (long p = g.offset_at_timestep(t); p < g.offset_at_timestep(t) + g.width_at_timestep(t); ++p)
-      total += static_cast<double>(g.kernel.type == tb::KernelType::load_imbalance
-                                       ? tb::imbalance_iterations(g.kernel, g.graph_index, t, p)
-                                       : g.kernel.iterations);
+      total += static_cast<double>(tb::task_iterations(g, t, p));
   return total;
 }
 

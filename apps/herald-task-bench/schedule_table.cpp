@@ -80,9 +80,7 @@ GraphWorkload workload_of(const tb::TaskGraph& g, std::size_t workers, double it
                                                std::vector<std::size_t>(static_cast<std::size_t>(g.max_width)));
   for (long t = 0; t < g.timesteps; ++t)
     for (long p = g.offset_at_timestep(t); p < g.offset_at_timestep(t) + g.width_at_timestep(t); ++p) {
-      const long iterations = g.kernel.type == tb::KernelType::load_imbalance
-                                  ? tb::imbalance_iterations(g.kernel, g.graph_index, t, p)
-                                  : g.kernel.iterations;
+      const long iterations = tb::task_iterations(g, t, p);
       const std::size_t task = out.workload.tasks();
       number[static_cast<std::size_t>(t)][static_cast<std::size_t>(p)] = task;
       out.workload.compute.emplace_back(workers, static_cast<double>(iterations) * iteration_seconds);
