@@ -2,7 +2,6 @@
 
 #include "output.hpp"
 
-#include <climits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,7 +19,15 @@ class RankGraph {
   RankGraph(const TaskGraph& g, MPI_Comm comm) : g_(g), comm_(comm) {
     check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
-    if (g.max_width > INT_MAX) throw std::invalid_argument("-width is more than an MPI tag holds");
+    // A message's tag is its producer's point.
+    int* tag_ub = nullptr;
+    int has_ub = 0;
+    check(MPI_Comm_get_attr(comm, MPI_TAG_UB, &tag_ub, &has_ub), "MPI_Comm_get_attr");
+    const long largest_tag = has_ub ? *tag_ub : 32767;
+    if (g.max_width - 1 > largest_tag)
+      throw std::invalid_argument("-width " + std::to_string(g.max_width) + " needs MPI tags up to " +
+                                  std::to_string(g.max_width - 1) + "; this MPI's largest is " +
+                                  std::to_string(largest_tag));
     const auto width = static_cast<std::size_t>(g.max_width);
     outputs_.assign(2, std::vector<std::vector<std::byte>>(width));
     inputs_.resize(width);
