@@ -31,6 +31,7 @@ class RankGraph {
     const auto width = static_cast<std::size_t>(g.max_width);
     outputs_.assign(2, std::vector<std::vector<std::byte>>(width));
     inputs_.resize(width);
+    input_points_.resize(width);
     scratch_.resize(width);
     for (long p = 0; p < g.max_width; ++p) {
       if (!mine(p)) continue;
@@ -73,7 +74,8 @@ class RankGraph {
     const long offset = g_.offset_at_timestep(t), width = g_.width_at_timestep(t);
     for (long p = offset; p < offset + width; ++p) {
       if (!mine(p)) continue;
-      const std::vector<long> points = g_.input_points(t, p);
+      std::vector<long>& points = input_points_[static_cast<std::size_t>(p)];
+      points = g_.input_points(t, p);
       auto& buffers = inputs_[static_cast<std::size_t>(p)];
       if (buffers.size() < points.size()) buffers.resize(points.size(), std::vector<std::byte>(g_.output_bytes_per_task));
       for (std::size_t i = 0; i < points.size(); ++i) {
@@ -95,7 +97,7 @@ class RankGraph {
     for (long p = offset; p < offset + width; ++p) {
       if (!mine(p)) continue;
       const auto pi = static_cast<std::size_t>(p);
-      const std::vector<long> points = g_.input_points(t, p);
+      const std::vector<long>& points = input_points_[pi];  // receive_inputs() listed them
       received.clear();
       for (std::size_t i = 0; i < points.size(); ++i)
         received.push_back(mine(points[i]) ? std::span<const std::byte>(previous[static_cast<std::size_t>(points[i])])
@@ -130,6 +132,7 @@ class RankGraph {
   int size_ = 1;
   std::vector<std::vector<std::vector<std::byte>>> outputs_;  // [parity][point], this rank's points only
   std::vector<std::vector<std::vector<std::byte>>> inputs_;   // [point][input]: remote inputs land here
+  std::vector<std::vector<long>> input_points_;               // [point]: the current row's inputs
   std::vector<std::vector<std::byte>> scratch_;               // [point]
   std::vector<std::byte> broadcast_;
   std::vector<MPI_Request> receives_, sends_;
