@@ -86,8 +86,8 @@ void Channel::put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t
 }
 
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
-                   int priority, Done sent) {
-  Queued item{priority, posted_++, dest, spare_frame(), {}, {}, std::move(sent)};
+                   int priority, Done sent, std::uint64_t group) {
+  Queued item{priority, posted_++, dest, spare_frame(), {}, {}, std::move(sent), group};
   if (!payload.empty() && single_frame(body.size(), payload.size())) {
     put_frame(item.frame, id, 0, body, payload);
   } else {
@@ -182,28 +182,43 @@ void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transf
   ++transfer->pending;
   requests_.push_back(request);
   owners_.push_back(transfer);
-  bulk_dest_.push_back(-1);  // bulk pieces are tracked by start_payloads()
+  bulk_.push_back({});  // bulk pieces are tracked by start_payloads()
 }
 
-void Channel::send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer) {
+void Channel::send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer,
+                           std::uint64_t group) {
   // Every piece queues, even a small one, so none overtakes a bulk piece to the same destination that is
   // still waiting; start_payloads() then sends at once whatever has room, usually everything.
   for (std::size_t at = 0; at < payload.size(); at += options_.max_piece) {
     ++transfer->pending;
-    payload_waiting_.push_back({dest, payload.subspan(at, std::min(options_.max_piece, payload.size() - at)), transfer});
+    payload_waiting_.push_back(
+        {dest, payload.subspan(at, std::min(options_.max_piece, payload.size() - at)), transfer, group});
   }
   start_payloads();
+}
+
+std::size_t& Channel::group_bytes(std::uint64_t group) {
+  for (auto& [g, n] : group_bytes_)
+    if (g == group) return n;
+  return group_bytes_.emplace_back(group, 0).second;
 }
 
 bool Channel::start_payloads() {
   bool any = false;
   // In order, but a destination with no room holds back only its own later pieces: each destination's
-  // payloads must leave in the order of their frames, which is how the receiver matches them.
+  // payloads must leave in the order of their frames, which is how the receiver matches them. A group
+  // with no room (one broadcast's copies to this rank's children) holds back its own later pieces too.
   std::vector<bool> held;
   for (auto it = payload_waiting_.begin(); it != payload_waiting_.end();) {
     const auto dest = static_cast<std::size_t>(it->dest);
     const bool bulk = it->bytes.size() >= bulk_bytes;
-    if ((dest < held.size() && held[dest]) || (bulk && bulk_streams_[dest] >= max_bulk_streams)) {
+    const bool grouped = bulk && it->group != 0 && options_.window > 0;
+    const auto group_full = [&] {
+      const std::size_t on_wire = group_bytes(it->group);
+      return on_wire > 0 && on_wire + it->bytes.size() > options_.window;
+    };
+    if ((dest < held.size() && held[dest]) || (bulk && bulk_streams_[dest] >= max_bulk_streams) ||
+        (grouped && group_full())) {
       if (held.size() <= dest) held.resize(static_cast<std::size_t>(size_), false);
       held[dest] = true;
       ++it;
@@ -214,8 +229,9 @@ bool Channel::start_payloads() {
                          comm_.get(), &request));
     requests_.push_back(request);
     owners_.push_back(std::move(it->transfer));
-    bulk_dest_.push_back(bulk ? it->dest : -1);
+    bulk_.push_back({bulk ? it->dest : -1, grouped ? it->group : 0, it->bytes.size()});
     if (bulk) ++bulk_streams_[dest];
+    if (grouped) group_bytes(it->group) += it->bytes.size();
     it = payload_waiting_.erase(it);
     any = true;
   }
@@ -309,8 +325,10 @@ bool Channel::complete_transfers() {
   for (int k = 0; k < done; ++k) {
     auto& owner = owners_[indices_[k]];
     if (--owner->pending == 0) finished_.push_back(owner);
-    if (const int dest = bulk_dest_[indices_[k]]; dest >= 0) {
-      --bulk_streams_[static_cast<std::size_t>(dest)];
+    if (const Bulk b = bulk_[indices_[k]]; b.dest >= 0) {
+      --bulk_streams_[static_cast<std::size_t>(b.dest)];
+      if (b.group != 0 && (group_bytes(b.group) -= b.bytes) == 0)
+        std::erase_if(group_bytes_, [&](const auto& g) { return g.first == b.group; });
       bulk_done = true;
     }
   }
@@ -320,12 +338,12 @@ bool Channel::complete_transfers() {
     if (requests_[i] == MPI_REQUEST_NULL) continue;
     requests_[keep] = requests_[i];
     owners_[keep] = std::move(owners_[i]);
-    bulk_dest_[keep] = bulk_dest_[i];
+    bulk_[keep] = bulk_[i];
     ++keep;
   }
   requests_.resize(keep);
   owners_.resize(keep);
-  bulk_dest_.resize(keep);
+  bulk_.resize(keep);
   if (bulk_done) start_payloads();  // the next pieces of those streams leave now
   // Callbacks last: they may post new messages, which only touches the queue.
   for (auto& transfer : finished_) {
@@ -357,7 +375,7 @@ bool Channel::start_sends() {
     HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, item.dest,
                          frame_tag, comm_.get(), &request));
     track(request, transfer);
-    send_payload(item.dest, item.payload, transfer);
+    send_payload(item.dest, item.payload, transfer, item.group);
     ++in_flight_;
     any = true;
   }

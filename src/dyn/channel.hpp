@@ -52,6 +52,9 @@ class Channel {
     // Bytes of one receive slot, the same on every rank: by default an 8 KiB inline payload with its
     // header and a route of about 400 recipients; longer frames take the stub path.
     std::size_t slot_bytes = 16 * 1024;
+    // Bytes of one group's bulk pieces (see post()) on the wire from this rank at once, over all the ranks
+    // they go to; a piece always leaves when none of its group is on the wire. 0: no bound.
+    std::size_t window = 512 * 1024;
   };
 
   static constexpr int slot_count = 8;
@@ -64,9 +67,12 @@ class Channel {
 
   void on(HandlerId id, Handler handler);
 
-  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()).
+  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()). Messages
+  // posted with the same non-zero `group` are one broadcast's copies to several ranks: their bulk payload
+  // pieces leave in queue order, at most `window` bytes of them on the wire at once, so that a link shared
+  // between them delivers the first ranks' data first instead of everyone's late together.
   void post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
-            int priority, Done sent);
+            int priority, Done sent, std::uint64_t group = 0);
 
   // Sends a message at once when nothing is queued (so it overtakes nothing: priorities keep their meaning,
   // and MPI keeps the order per destination), fewer than `max_in_flight` are on the wire and it is one
@@ -123,6 +129,7 @@ class Channel {
     std::vector<std::byte> long_frame;
     std::span<const std::byte> payload;
     Done sent;
+    std::uint64_t group;
   };
   struct Later {
     bool operator()(const Queued& a, const Queued& b) const noexcept {
@@ -133,6 +140,12 @@ class Channel {
     int dest;
     std::span<const std::byte> bytes;
     std::shared_ptr<Transfer> transfer;  // already counts the piece as pending
+    std::uint64_t group;
+  };
+  struct Bulk {  // a bulk piece on the wire, for the bounds of start_payloads()
+    int dest = -1;            // -1: not a bulk piece
+    std::uint64_t group = 0;
+    std::size_t bytes = 0;
   };
   struct Current {  // the arrival whose handler is running
     int source = -1;
@@ -159,7 +172,9 @@ class Channel {
   bool start_sends();
   void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
   // Puts a payload on the wire in pieces of at most max_piece; see bulk_bytes in channel.cpp.
-  void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer);
+  void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer,
+                    std::uint64_t group);
+  std::size_t& group_bytes(std::uint64_t group);  // bytes of `group`'s bulk pieces on the wire
   bool start_payloads();  // puts waiting payload pieces on the wire where their destination has room
   // A spare frame buffer (or a new one), at its old size, so that put_frame() resizing it for a frame of
   // about that size clears nothing.
@@ -177,8 +192,9 @@ class Channel {
   int in_flight_ = 0;
   std::vector<MPI_Request> requests_;                 // open MPI requests...
   std::vector<std::shared_ptr<Transfer>> owners_;     // ...and the transfer each belongs to
-  std::vector<int> bulk_dest_;                        // ...and for a bulk piece its destination, else -1
+  std::vector<Bulk> bulk_;                            // ...and what each is, if a bulk piece
   std::vector<int> bulk_streams_;                     // per destination: bulk pieces on the wire
+  std::vector<std::pair<std::uint64_t, std::size_t>> group_bytes_;  // per group with some: bulk bytes on the wire
   std::deque<Piece> payload_waiting_;                 // payload pieces not yet on the wire, in sending order
   Current current_;
   std::vector<std::byte> inbox_;                      // reused buffer for long frames

@@ -61,6 +61,13 @@ std::size_t frame_slot(const Options& options) {
   return text ? parse_bytes(*text, "HERALD_DYN_FRAME_SLOT") : Channel::Options{}.slot_bytes;
 }
 
+// Options::window, else HERALD_DYN_WINDOW, else the channel's default.
+std::size_t window(const Options& options) {
+  if (options.window) return *options.window;
+  const auto text = environment("HERALD_DYN_WINDOW");
+  return text ? parse_bytes(*text, "HERALD_DYN_WINDOW") : Channel::Options{}.window;
+}
+
 // Options::forwarding, else HERALD_DYN_FORWARDING, else serial when all of `comm` shares one node (a core
 // copies every byte there) and overlapped otherwise (network cards move them). Collective over `comm`, on
 // every rank whatever its options say, so ranks configured differently cannot leave the others waiting.
@@ -92,7 +99,8 @@ Engine::Engine(MPI_Comm comm, const Options& options)
                {.max_piece = max_piece(options),
                 .max_in_flight = options.max_in_flight,
                 .max_inline = options.max_inline,
-                .slot_bytes = frame_slot(options)}),
+                .slot_bytes = frame_slot(options),
+                .window = window(options)}),
       states_(state_pool),
       incoming_(incoming_pool) {
   if (default_algorithm_ == "auto") default_algorithm_.clear();
@@ -244,6 +252,7 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     if (--state->outstanding == 0) state->done = true;
   };
   bool first = true;
+  const std::uint64_t copies = ++next_group_;
   for (const ByteRange& piece : pieces) {
     for (const Hop& hop : hops) {
       Header h{.origin = rank,
@@ -256,7 +265,7 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
                               : std::vector<RouteEntry>{}};
       channel_.post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
-                    hop.to.priority, sent);
+                    hop.to.priority, sent, copies);
     }
     first = false;
   }
@@ -344,6 +353,7 @@ void Engine::on_message(const Channel::Arrival& arrival) {
     message->seq = h.seq;
     message->total = h.total;
     message->route = std::move(h.route);
+    message->group = ++next_group_;
     if (!whole) by_origin_.emplace(std::pair{h.origin, h.seq}, message);
     messages_.emplace(message->id, message);
     const std::size_t blocked = matcher_.blocked();
@@ -417,7 +427,8 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
                   [this, forwarded = message.get()] {
                     --forwarded->forwarding;
                     settle(*forwarded);
-                  });
+                  },
+                  message->group);
   }
   message->route_forwarded = true;
   settle(*message);

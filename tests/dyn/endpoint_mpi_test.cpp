@@ -577,6 +577,16 @@ TEST(Dyn, BadConfigurationIsRefusedAtConstruction) {
     unsetenv("HERALD_DYN_ALGORITHM");
   }
   EXPECT_THROW(Endpoint(MPI_COMM_NULL), Error);
+  if (!std::getenv("HERALD_DYN_WINDOW")) {
+    setenv("HERALD_DYN_WINDOW", "wide", 1);
+    try {
+      Endpoint ep(MPI_COMM_WORLD);
+      ADD_FAILURE() << "HERALD_DYN_WINDOW=wide accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("HERALD_DYN_WINDOW"), std::string::npos) << e.what();
+    }
+    unsetenv("HERALD_DYN_WINDOW");
+  }
 }
 
 TEST(Dyn, ProgressThreadForwardsWhileTheApplicationIsBusy) {

@@ -38,6 +38,11 @@ struct Options {
   std::size_t max_piece = 0;
   // Outgoing messages on the wire at once; more wait in a priority queue.
   int max_in_flight = 64;
+  // Bytes of one broadcast's bulk pieces (64 KiB and more) that a rank keeps on the wire at once, over all
+  // the ranks it passes that broadcast to, so that they leave in route order instead of sharing the link
+  // (a piece always leaves when none of its broadcast is on the wire). Unset: HERALD_DYN_WINDOW (K/M/G
+  // suffixes; 0: no bound), else 512 KiB.
+  std::optional<std::size_t> window{};
   // Segments up to this size travel inside their header's MPI message (one message instead of two).
   std::size_t max_inline = 8192;
   // Bytes of each pre-posted receive for message headers; must be the same on every rank. Larger headers
