@@ -8,7 +8,9 @@
 //
 // Options beside Task Bench's command line: `-scheduler heft|round_robin|mapped` (mapped: point p of a
 // row of width W on worker p*workers/W, as Task Bench's MPI program splits points), `-threads N` (kernel
-// threads per worker; 0: kernels on the worker's polling thread) and `-system mpi`, which runs the graphs
+// threads per worker; 0: kernels on the worker's polling thread), `-strategy nobcast|p2p|mpibcast|
+// mpibcast:herald|dynbcast|auto` (how data read on several workers gets there), `-sync` (a broadcast's
+// recipients wait for each other, as OpenMP Cluster's runtime did) and `-system mpi`, which runs the graphs
 // on plain MPI point-to-point instead (mpi_graph.hpp: the baseline the runtime is measured against).
 #include "driver_main.hpp"
 #include "mpi_graph.hpp"
@@ -36,6 +38,8 @@ namespace tb = herald::taskbench;
 // The runtime's own flags, taken out of the command line before Task Bench's parser sees it.
 struct RuntimeFlags {
   std::optional<Scheduler> scheduler;
+  std::optional<BroadcastStrategy> strategy;
+  std::optional<bool> sync;
   int threads = -1;    // the runtime's default
   bool mpi = false;    // -system mpi: the plain MPI baseline instead of the runtime
 };
@@ -45,12 +49,18 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
   std::vector<std::string_view> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
-    if (args[i] == "-scheduler" || args[i] == "-threads" || args[i] == "-system") {
+    if (args[i] == "-sync") {
+      flags.sync = true;
+      continue;
+    }
+    if (args[i] == "-scheduler" || args[i] == "-threads" || args[i] == "-system" || args[i] == "-strategy") {
       if (!has_value) throw tb::UsageError("error: " + std::string(args[i]) + " needs a value");
       const std::string value(args[++i]);
       try {
         if (args[i - 1] == "-scheduler") {
           flags.scheduler = scheduler_from_string(value);
+        } else if (args[i - 1] == "-strategy") {
+          flags.strategy = broadcast_strategy_from_string(value);
         } else if (args[i - 1] == "-system") {
           if (value != "herald" && value != "mpi")
             throw std::invalid_argument("-system takes herald or mpi, not '" + value + "'");
@@ -97,7 +107,10 @@ int run(int argc, char** argv) {
   if (flags.mpi) {
     elapsed = tb::run_on_mpi(graphs, MPI_COMM_WORLD, 2);
   } else {
-    Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads, .scheduler = flags.scheduler});
+    Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads,
+                                .scheduler = flags.scheduler,
+                                .broadcast = flags.strategy,
+                                .broadcast_sync = flags.sync});
     tb::RuntimeGraphs runner(rt);
     elapsed = runner.run(graphs, 2);
   }

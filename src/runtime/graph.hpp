@@ -20,6 +20,18 @@
 
 namespace herald::runtime::detail {
 
+// A version of a data handle.
+struct Key {
+  std::uint32_t handle = 0;
+  std::uint32_t version = 0;
+  std::uint64_t packed() const noexcept { return (std::uint64_t{handle} << 32) | version; }
+  friend bool operator==(const Key&, const Key&) = default;
+};
+
+struct KeyHash {
+  std::size_t operator()(const Key& k) const noexcept { return std::hash<std::uint64_t>{}(k.packed()); }
+};
+
 struct Access {
   std::uint32_t handle = 0;
   Mode mode = Mode::in;

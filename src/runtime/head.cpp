@@ -1,6 +1,7 @@
 #include "head.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <thread>
 
@@ -44,6 +45,7 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
   channel_.on(done_handler, [this](const auto& a) { on_done(a); });
   channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
   channel_.on(readback_handler, [this](const auto& a) { on_readback(a); });
+  channel_.on(got_handler, [this](const auto& a) { on_got(a); });
   channel_.on(heartbeat_handler, [this](const auto& a) {
     channel_.receive_payload({}, [] {});
     heard(a.source);
@@ -188,6 +190,24 @@ void HeadState::dispatch() {
       if (holder == rank) return void(++n);
     v.batch_uses.emplace_back(rank, 1);
   };
+  // Broadcasts, found on the plan: every version read on two or more processes that lack it.
+  std::vector<BroadcastOrder> broadcasts;
+  std::unordered_map<Key, std::size_t, KeyHash> broadcast_of;
+  if (settings_.broadcast != BroadcastStrategy::nobcast && workers_ > 1) {
+    std::vector<PlanStep> steps;
+    for (std::size_t i : order) {
+      const int rank = rank_of_worker(plan.tasks[i].worker);
+      for (const Resolved& r : pending_[i].accesses) {
+        if (reads(r.mode)) steps.push_back({false, {r.handle, r.read}, rank, pending_[i].options.priority});
+        if (writes(r.mode)) steps.push_back({true, {r.handle, r.written}, rank, 0});
+      }
+    }
+    broadcasts = plan_broadcasts(steps);
+    for (std::size_t b = 0; b < broadcasts.size(); ++b) {
+      broadcast_of.emplace(broadcasts[b].key, b);
+      use(broadcasts[b].key, versions_.at(broadcasts[b].key), broadcasts[b].root);  // the root's send
+    }
+  }
   running_.reserve(running_.size() + pending_.size());
   for (std::size_t i : order) {
     Pending& task = pending_[i];
@@ -207,6 +227,9 @@ void HeadState::dispatch() {
         Version& v = versions_.at(a.read);
         if (std::find(v.holders.begin(), v.holders.end(), rank) != v.holders.end()) {
           a.source = rank;
+        } else if (broadcast_of.contains(a.read)) {
+          a.source = by_broadcast;
+          v.holders.push_back(rank);
         } else {
           a.source = v.origin;
           v.holders.push_back(rank);
@@ -245,14 +268,32 @@ void HeadState::dispatch() {
       budgets[static_cast<std::size_t>(holder)].push_back({key, it == uses.end() ? 0 : it->second});
     }
   }
+  // Each process's part in the broadcasts, in id order.
+  std::vector<std::vector<const BroadcastOrder*>> parts(static_cast<std::size_t>(size_));
+  for (const BroadcastOrder& b : broadcasts) {
+    parts[static_cast<std::size_t>(b.root)].push_back(&b);
+    for (std::int32_t r : b.recipients) parts[static_cast<std::size_t>(r)].push_back(&b);
+    if (b.sync) awaiting_go_.emplace(b.id, std::pair{b.recipients.size(), b.recipients});
+  }
+  auto batches_left = std::make_shared<std::size_t>(0);
   for (int r = 0; r < size_; ++r) {
+    if (r == 0 && size_ > 1) continue;  // the head's own part is below
     const auto ri = static_cast<std::size_t>(r);
-    if (counts[ri] == 0 && budgets[ri].empty()) continue;
+    if (counts[ri] == 0 && budgets[ri].empty() && parts[ri].empty()) continue;
     Encoder& message = batches[ri];
     message.put_at(0, counts[ri]);
     message.put(static_cast<std::uint32_t>(budgets[ri].size()));
     for (const auto& [key, n] : budgets[ri]) message.put(key.handle).put(key.version).put(n);
-    channel_.post(r, tasks_handler, message.bytes(), {}, 0, {});
+    message.put(static_cast<std::uint32_t>(parts[ri].size()));
+    for (const BroadcastOrder* b : parts[ri]) encode(message, *b);
+    ++*batches_left;
+    channel_.post(r, tasks_handler, message.bytes(), {}, 0, [batches_left] { --*batches_left; });
+  }
+  if (size_ > 1 && !parts[0].empty()) {
+    // The head roots these (data the program entered). MPI_Comm_create_group blocks until every member
+    // calls it, which a worker does while handling its batch: the batches leave first.
+    while (*batches_left > 0) channel_.progress();
+    for (const BroadcastOrder* b : parts[0]) local_.broadcast(*b);
   }
 
   for (const PendingRead& read : reads_) {
@@ -272,6 +313,66 @@ void HeadState::dispatch() {
   reads_.clear();
   dependences_.clear();
   stats_.schedule_seconds += since(started);
+}
+
+std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep> steps) {
+  const auto found = find_broadcasts(steps, [&](const Key& key) {
+    const Version& v = versions_.at(key);
+    return Placement{v.origin, v.holders};
+  });
+  std::vector<BroadcastOrder> out;
+  for (const FoundBroadcast& f : found) {
+    BroadcastOrder b;
+    b.id = ++broadcasts_made_;
+    b.key = f.key;
+    b.bytes = graph_.bytes(f.key.handle);
+    b.root = f.root;
+    b.sync = settings_.sync;
+    // Most urgent first; among equals, the first to need it.
+    std::vector<std::size_t> by_urgency(f.recipients.size());
+    std::iota(by_urgency.begin(), by_urgency.end(), std::size_t{0});
+    std::stable_sort(by_urgency.begin(), by_urgency.end(),
+                     [&](std::size_t x, std::size_t y) { return f.priorities[x] > f.priorities[y]; });
+    for (std::size_t i : by_urgency) {
+      b.recipients.push_back(f.recipients[i]);
+      b.priorities.push_back(f.priorities[i]);
+    }
+    b.strategy = strategy_for(b);
+    ++stats_.broadcasts;
+    stats_.broadcast_recipients += b.recipients.size();
+    stats_.broadcast_bytes += b.bytes * b.recipients.size();
+    if (settings_.log)
+      std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
+                   static_cast<unsigned long long>(b.id), graph_.name(b.key.handle).c_str(), b.key.version,
+                   static_cast<unsigned long long>(b.bytes), b.root, b.recipients.size(), to_string(b.strategy).c_str(),
+                   b.sync ? ", synchronised" : "");
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+BroadcastStrategy HeadState::strategy_for(const BroadcastOrder& b) const {
+  if (settings_.broadcast != BroadcastStrategy::automatic) return settings_.broadcast;
+  // The dynamic broadcast's own cost model prices every tree shape, the loop of sends among them; where
+  // that loop wins, the runtime's plain messages do it without the dynamic broadcast's machinery.
+  const dyn::Shape shape = settings_.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
+  return shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
+}
+
+void HeadState::on_got(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  heard(a.source);
+  Decoder d(a.body);
+  const auto id = d.get<std::uint64_t>();
+  const auto it = awaiting_go_.find(id);
+  if (it == awaiting_go_.end())
+    throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " reports broadcast " +
+                                            std::to_string(id) + ", which is not waiting for its recipients");
+  if (--it->second.first > 0) return;
+  Encoder e;
+  e.put(std::uint32_t{1}).put(id);
+  for (std::int32_t r : it->second.second) channel_.post(r, go_handler, e.bytes(), {}, 0, {});
+  awaiting_go_.erase(it);
 }
 
 void HeadState::land(const Key& key, bool exit) {

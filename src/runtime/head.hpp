@@ -2,6 +2,7 @@
 // versions of every datum and where their replicas are, and the tracking of tasks until done.
 #pragma once
 
+#include "broadcast.hpp"
 #include "graph.hpp"
 #include "message.hpp"
 #include "worker.hpp"
@@ -26,6 +27,10 @@ struct HeadSettings {
   Scheduler scheduler = Scheduler::heft;
   Link link{};
   double worker_timeout = 60;
+  BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
+  bool sync = false;                  // recipients wait until every one has the data
+  bool log = false;                   // HERALD_RT_LOG: one line per broadcast on stderr
+  dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
 };
 
 class HeadState {
@@ -105,6 +110,10 @@ class HeadState {
   void on_done(const dyn::Channel::Arrival& a);
   void on_failure(const dyn::Channel::Arrival& a);
   void on_readback(const dyn::Channel::Arrival& a);
+  void on_got(const dyn::Channel::Arrival& a);
+  // The broadcasts in this dispatch's plan (steps in schedule order), numbered, their strategies chosen.
+  std::vector<BroadcastOrder> plan_broadcasts(std::span<const PlanStep> steps);
+  BroadcastStrategy strategy_for(const BroadcastOrder& b) const;
   void heard(int rank);
   void land(const Key& key, bool exit);  // a read() has its value in the program's buffer
   void reader_done(const Key& key);
@@ -142,6 +151,9 @@ class HeadState {
   // Measured run times per kernel and total access bytes: (sum of seconds, count).
   std::map<std::pair<std::uint32_t, std::size_t>, std::pair<double, std::size_t>> history_;
   Statistics stats_;
+  std::uint64_t broadcasts_made_ = 0;
+  // Synchronised broadcasts: recipients that have not reported the data yet, and who gets the go.
+  std::unordered_map<std::uint64_t, std::pair<std::size_t, std::vector<std::int32_t>>> awaiting_go_;
 };
 
 }  // namespace herald::runtime::detail

@@ -46,4 +46,27 @@ TaskOrder decode_task(Decoder& d) {
   return t;
 }
 
+void encode(Encoder& e, const BroadcastOrder& b) {
+  e.put(b.id).put(b.key.handle).put(b.key.version).put(b.bytes).put(b.root).put(b.strategy).put(b.sync);
+  e.put(static_cast<std::uint32_t>(b.recipients.size()));
+  for (std::size_t i = 0; i < b.recipients.size(); ++i) e.put(b.recipients[i]).put(b.priorities[i]);
+}
+
+BroadcastOrder decode_broadcast(Decoder& d) {
+  BroadcastOrder b;
+  b.id = d.get<std::uint64_t>();
+  b.key.handle = d.get<std::uint32_t>();
+  b.key.version = d.get<std::uint32_t>();
+  b.bytes = d.get<std::uint64_t>();
+  b.root = d.get<std::int32_t>();
+  b.strategy = d.get<BroadcastStrategy>();
+  b.sync = d.get<bool>();
+  const auto n = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    b.recipients.push_back(d.get<std::int32_t>());
+    b.priorities.push_back(d.get<std::int32_t>());
+  }
+  return b;
+}
+
 }  // namespace herald::runtime::detail

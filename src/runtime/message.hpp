@@ -6,6 +6,8 @@
 
 #include "graph.hpp"
 
+#include <herald/runtime/broadcast.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,19 +29,12 @@ enum Handler : std::uint16_t {
   release_handler,    // head -> holder: these versions are no longer needed
   heartbeat_handler,  // worker -> head: still alive
   stop_handler,       // head -> worker: leave the worker loop
+  got_handler,        // recipient -> head: a broadcast's data is here (synchronised broadcasts)
+  go_handler,         // head -> recipient: every recipient has it, tasks may read it now
 };
 
-// A version of a data handle.
-struct Key {
-  std::uint32_t handle = 0;
-  std::uint32_t version = 0;
-  std::uint64_t packed() const noexcept { return (std::uint64_t{handle} << 32) | version; }
-  friend bool operator==(const Key&, const Key&) = default;
-};
-
-struct KeyHash {
-  std::size_t operator()(const Key& k) const noexcept { return std::hash<std::uint64_t>{}(k.packed()); }
-};
+// TaskAccess::source of a version that reaches the worker by a broadcast: nothing to fetch.
+constexpr std::int32_t by_broadcast = -2;
 
 class Encoder {
  public:
@@ -122,6 +117,21 @@ struct TaskHeader {
 };
 void encode_task_header(Encoder& e, const TaskHeader& h);
 void encode(Encoder& e, const TaskAccess& a);
+
+// A broadcast, as the head tells its root and each of its recipients.
+struct BroadcastOrder {
+  std::uint64_t id = 0;  // from 1, in the order the head found them
+  Key key;
+  std::uint64_t bytes = 0;
+  std::int32_t root = 0;
+  BroadcastStrategy strategy = BroadcastStrategy::p2p;  // never nobcast or automatic
+  bool sync = false;      // recipients hold the data from their tasks until the head says go
+  std::vector<std::int32_t> recipients;
+  std::vector<std::int32_t> priorities;
+};
+
+void encode(Encoder& e, const BroadcastOrder& b);
+BroadcastOrder decode_broadcast(Decoder& d);
 
 struct Completion {
   std::uint64_t task = 0;

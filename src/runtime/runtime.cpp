@@ -44,7 +44,10 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
 
 struct Runtime::State {
   Options options;
+  bool log = false;
   std::unique_ptr<dyn::Channel> channel;
+  std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts
+  mpi::Communicator groups;                  // the parent of mpibcast's communicators
   std::vector<detail::KernelEntry> kernels;
   std::unique_ptr<detail::HeadState> head;
   std::uint64_t id = ++runtimes_made;
@@ -93,12 +96,27 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     const CostModel model = cost_model_from_environment();
     options.link = Link{.alpha = model.alpha, .beta = model.beta};
   }
+  if (!options.broadcast) {
+    options.broadcast = BroadcastStrategy::nobcast;
+    if (auto v = environment("HERALD_RT_BCAST")) options.broadcast = broadcast_strategy_from_string(*v);
+  }
+  if (!options.broadcast_sync) {
+    options.broadcast_sync = false;
+    if (auto v = environment("HERALD_RT_BCAST_SYNC")) {
+      const long long value = parse_count(*v, "HERALD_RT_BCAST_SYNC");
+      if (value > 1) throw Error(Errc::invalid_argument, "HERALD_RT_BCAST_SYNC must be 0 or 1, not " + *v);
+      options.broadcast_sync = value == 1;
+    }
+  }
+  if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_count(*v, "HERALD_RT_LOG") > 0;
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
   int provided = MPI_THREAD_SINGLE;
   HERALD_MPI(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
   state_->options = options;
   state_->channel = std::make_unique<dyn::Channel>(comm, dyn::Channel::Options{});
+  state_->endpoint = std::make_unique<dyn::Endpoint>(comm);
+  state_->groups = mpi::Communicator(comm);
 }
 
 Runtime::~Runtime() = default;
@@ -124,14 +142,25 @@ void Runtime::run(const std::function<void(Head&)>& program) {
     ~Done() { s.running = false; }
   } done{s};
   auto names = gather_kernel_names(channel.comm(), s.kernels);
-  detail::Worker worker(channel, s.kernels, {.threads = s.options.threads, .heartbeat = s.options.heartbeat});
+  detail::Worker worker(channel, s.kernels,
+                        {.threads = s.options.threads,
+                         .heartbeat = s.options.heartbeat,
+                         .endpoint = s.endpoint.get(),
+                         .groups = s.groups.get()});
 
   std::exception_ptr error;
   bool lost = false;
   if (rank() == 0) {
     s.head = std::make_unique<detail::HeadState>(
         channel, worker, s.kernels, std::move(names),
-        detail::HeadSettings{*s.options.scheduler, *s.options.link, s.options.worker_timeout}, s.id);
+        detail::HeadSettings{.scheduler = *s.options.scheduler,
+                             .link = *s.options.link,
+                             .worker_timeout = s.options.worker_timeout,
+                             .broadcast = *s.options.broadcast,
+                             .sync = *s.options.broadcast_sync,
+                             .log = s.log,
+                             .endpoint = s.endpoint.get()},
+        s.id);
     try {
       Head head(s);
       program(head);

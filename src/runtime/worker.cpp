@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace herald::runtime::detail {
 namespace {
@@ -14,11 +15,16 @@ constexpr auto inline_slice = std::chrono::microseconds(100);
 constexpr std::uint32_t done_batch = 512;
 constexpr auto report_every = std::chrono::microseconds(200);
 
-std::vector<std::byte> key_body(const Key& key) {
+// A data message: the version, and the broadcast it belongs to (0: a fetch or a read-back) with whether
+// its recipients wait for the head's go.
+std::vector<std::byte> data_body(const Key& key, std::uint64_t broadcast = 0, bool sync = false) {
   Encoder e;
-  e.put(key.handle).put(key.version);
+  e.put(key.handle).put(key.version).put(broadcast).put(sync);
   return std::move(e.bytes());
 }
+
+// dyn tags are non-negative ints; broadcasts in flight at once are far fewer than 2^31.
+int dyn_tag(std::uint64_t broadcast) { return static_cast<int>(broadcast % 0x7fffffff); }
 
 Key read_key(Decoder& d) {
   Key k;
@@ -47,6 +53,7 @@ Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, S
   channel_.on(fetch_handler, [this](const auto& a) { on_fetch(a); });
   channel_.on(data_handler, [this](const auto& a) { on_data(a); });
   channel_.on(release_handler, [this](const auto& a) { on_release(a); });
+  channel_.on(go_handler, [this](const auto& a) { on_go(a); });
   channel_.on(stop_handler, [this](const auto&) {
     channel_.receive_payload({}, [] {});
     stopped_ = true;
@@ -82,13 +89,164 @@ void Worker::on_tasks(const dyn::Channel::Arrival& a) {
     budget_[key] = d.get<std::uint32_t>();
     if (budget_[key] == 0 && store_.find(key)) spend_nothing(key);
   }
+  // Broadcasts this process roots or receives, in the order of their ids.
+  const auto broadcasts = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < broadcasts; ++i) broadcast(decode_broadcast(d));
+}
+
+Worker::~Worker() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  in_flight_.clear();
+  for (auto& [members, comm] : comms_) MPI_Comm_free(&comm);
+}
+
+void Worker::broadcast(const BroadcastOrder& order) {
+  const bool root = order.root == rank_;
+  if (order.strategy == BroadcastStrategy::mpibcast || order.strategy == BroadcastStrategy::mpibcast_herald) {
+    std::vector<int> members(order.recipients.begin(), order.recipients.end());
+    members.push_back(order.root);
+    const MPI_Comm comm = group_comm(std::move(members), order.id);
+    collectives_[comm].push_back({order, root});
+    start_collectives(comm);
+  } else if (!root) {
+    expect_broadcast(order);
+  } else if (const Replica* replica = store_.find(order.key)) {
+    send_broadcast(order, *replica);
+  } else {
+    roots_waiting_[order.key].push_back(order);
+  }
+}
+
+MPI_Comm Worker::group_comm(std::vector<int> members, std::uint64_t broadcast) {
+  std::sort(members.begin(), members.end());
+  if (const auto it = comms_.find(members); it != comms_.end()) return it->second;
+  // Only the members take part: every one of them gets its orders in id order and makes the
+  // communicators it belongs to in that order, so no two members wait for each other in opposite orders.
+  MPI_Group all, group;
+  HERALD_MPI(MPI_Comm_group(settings_.groups, &all));
+  HERALD_MPI(MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &group));
+  MPI_Comm comm = MPI_COMM_NULL;
+  // The tag tells concurrent creations apart; every member knows the broadcast that asks for it first.
+  HERALD_MPI(MPI_Comm_create_group(settings_.groups, group, static_cast<int>(broadcast % 32768), &comm));
+  MPI_Group_free(&group);
+  MPI_Group_free(&all);
+  return comms_.emplace(std::move(members), comm).first->second;
+}
+
+void Worker::start_collectives(MPI_Comm comm) {
+  auto& queue = collectives_[comm];
+  while (!queue.empty()) {
+    Collective& c = queue.front();
+    const Replica* held = c.root ? store_.find(c.order.key) : nullptr;
+    if (c.root && !held) return;  // a later one must not start before it: same order on every member
+    // The communicator's ranks follow the processes' order, as MPI_Group_incl of sorted ranks makes them.
+    int root = 0;
+    for (std::int32_t r : c.order.recipients) root += r < c.order.root ? 1 : 0;
+    InFlight f{c.order, held ? *held : Replica::allocate(c.order.bytes), c.root, {}, {}, {}};
+    if (c.order.strategy == BroadcastStrategy::mpibcast) {
+      const std::span<std::byte> bytes = f.replica.bytes;
+      constexpr std::size_t most = std::numeric_limits<int>::max();
+      for (std::size_t at = 0; at < bytes.size() || at == 0; at += most) {
+        const int count = static_cast<int>(std::min(most, bytes.size() - at));
+        HERALD_MPI(MPI_Ibcast(bytes.data() + at, count, MPI_BYTE, root, comm, &f.mpi.emplace_back()));
+        if (bytes.empty()) break;
+      }
+    } else {
+      f.coll = herald::ibcast(f.replica.bytes, root, comm, {.algorithm = "auto"});
+    }
+    in_flight_.push_back(std::move(f));
+    queue.pop_front();
+  }
+}
+
+void Worker::send_broadcast(const BroadcastOrder& order, const Replica& replica) {
+  if (order.strategy == BroadcastStrategy::dynbcast) {
+    std::vector<int> recipients(order.recipients.begin(), order.recipients.end());
+    std::vector<int> priorities(order.priorities.begin(), order.priorities.end());
+    dyn::Request request = settings_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id),
+                                                    {.priorities = priorities});
+    in_flight_.push_back({order, replica, true, std::move(request), {}, {}});
+    return;
+  }
+  // p2p: one message to each recipient in turn, most urgent first (the head ordered them); the root's
+  // use of the version ends with the last.
+  auto left = std::make_shared<std::size_t>(order.recipients.size());
+  for (std::int32_t r : order.recipients)
+    channel_.post(r, data_handler, data_body(order.key, order.id, order.sync), replica.bytes, 0,
+                  [this, key = order.key, keep = replica, left] {
+                    if (--*left == 0) spend(key);
+                  });
+}
+
+void Worker::expect_broadcast(const BroadcastOrder& order) {
+  // p2p data comes as a data message naming its broadcast, whenever it comes: nothing to prepare.
+  if (order.strategy != BroadcastStrategy::dynbcast) return;
+  Replica replica = Replica::allocate(order.bytes);
+  dyn::Request request = settings_.endpoint->irecv(replica.bytes, order.root, dyn_tag(order.id));
+  in_flight_.push_back({order, std::move(replica), false, std::move(request), {}, {}});
+}
+
+void Worker::broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica) {
+  ++fetches_;
+  bytes_fetched_ += replica.bytes.size();
+  if (!sync) return arrived(key, std::move(replica));
+  held_for_go_.emplace(id, std::pair{key, std::move(replica)});
+  Encoder e;
+  e.put(id);
+  channel_.post(head_rank, got_handler, e.bytes(), {}, 0, {});
+}
+
+void Worker::on_go(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  Decoder d(a.body);
+  const auto n = d.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const auto it = held_for_go_.find(d.get<std::uint64_t>());
+    if (it == held_for_go_.end()) throw Error(Errc::invalid_argument, "go for a broadcast that has not landed here");
+    auto [key, replica] = std::move(it->second);
+    held_for_go_.erase(it);
+    arrived(key, std::move(replica));
+  }
+}
+
+bool Worker::poll_broadcasts() {
+  bool any = false;
+  for (std::size_t i = 0; i < in_flight_.size();) {
+    InFlight& f = in_flight_[i];
+    bool done = false;
+    if (f.order.strategy == BroadcastStrategy::dynbcast) {
+      done = f.dyn.test();
+    } else if (f.order.strategy == BroadcastStrategy::mpibcast) {
+      int all = 0;
+      HERALD_MPI(MPI_Testall(static_cast<int>(f.mpi.size()), f.mpi.data(), &all, MPI_STATUSES_IGNORE));
+      done = all != 0;
+    } else {
+      done = f.coll.test();
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    InFlight finished = std::move(f);
+    in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (finished.root) {
+      spend(finished.order.key);
+    } else {
+      broadcast_landed(finished.order.id, finished.order.key, finished.order.sync, std::move(finished.replica));
+    }
+    any = true;
+  }
+  return any;
 }
 
 void Worker::fetch_inputs(const Local& local) {
   // On demand: a task's inputs from elsewhere are asked for once nothing made here holds it back, so a
   // worker does not pile up the inputs of tasks far ahead. Each version is asked for once.
   for (const TaskAccess& access : local.order.accesses) {
-    if (!reads(access.mode) || access.source == rank_ || store_.find(access.read)) continue;
+    if (!reads(access.mode) || access.source == rank_ || access.source == by_broadcast || store_.find(access.read))
+      continue;
     if (!requested_.insert(access.read).second) continue;
     Encoder e;
     e.put(access.read.handle).put(access.read.version).put(false);
@@ -127,16 +285,19 @@ void Worker::serve(const Key& key, int rank, bool readback) {
 
 void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
   // The replica travels with the message's completion, so a release meanwhile cannot free its bytes.
-  channel_.post(rank, readback ? readback_handler : data_handler, key_body(key), replica.bytes, 0,
+  channel_.post(rank, readback ? readback_handler : data_handler, data_body(key), replica.bytes, 0,
                 [this, key, keep = replica] { spend(key); });
 }
 
 void Worker::on_data(const dyn::Channel::Arrival& a) {
   Decoder d(a.body);
   const Key key = read_key(d);
+  const auto broadcast = d.get<std::uint64_t>();
+  const bool sync = d.get<bool>();
   Replica replica = Replica::allocate(a.payload);
   const auto into = replica.bytes;
-  channel_.receive_payload(into, [this, key, replica = std::move(replica)]() mutable {
+  channel_.receive_payload(into, [this, key, broadcast, sync, replica = std::move(replica)]() mutable {
+    if (broadcast != 0) return broadcast_landed(broadcast, key, sync, std::move(replica));
     ++fetches_;
     bytes_fetched_ += replica.bytes.size();
     arrived(key, std::move(replica));
@@ -160,6 +321,13 @@ void Worker::arrived(const Key& key, Replica replica) {
     if (!stopped_) send(key, copy, code < 0 ? -1 - code : code, code < 0);
   }
   requested_.erase(key);
+  if (const auto it = roots_waiting_.find(key); it != roots_waiting_.end()) {
+    const std::vector<BroadcastOrder> orders = std::move(it->second);
+    roots_waiting_.erase(it);
+    for (const BroadcastOrder& order : orders) send_broadcast(order, copy);
+  }
+  for (auto& [comm, queue] : collectives_)
+    if (!queue.empty() && queue.front().root && queue.front().order.key == key) start_collectives(comm);
   if (const auto it = budget_.find(key); it != budget_.end() && it->second == 0) spend_nothing(key);
   if (const auto it = waiting_.find(key); it != waiting_.end()) {
     for (std::uint64_t task : it->second) {
@@ -242,7 +410,7 @@ void Worker::start_guarded(std::uint64_t task) {
 }
 
 bool Worker::poll() {
-  bool any = false;
+  bool any = !in_flight_.empty() && poll_broadcasts();
   const auto now = std::chrono::steady_clock::now();
   if (pool_) {
     // A few tasks queued per thread, so a thread that finishes one takes the next without waiting for

@@ -11,8 +11,13 @@
 
 #include "../dyn/channel.hpp"
 
+#include <herald/bcast.hpp>
+#include <herald/dyn/endpoint.hpp>
+
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -32,8 +37,11 @@ class Worker {
   struct Settings {
     int threads = 1;          // 0: kernels run on the polling thread
     double heartbeat = 1.0;   // seconds between "alive" messages to the head (not from the head itself)
+    dyn::Endpoint* endpoint = nullptr;  // carries dynbcast broadcasts
+    MPI_Comm groups = MPI_COMM_NULL;    // the parent of mpibcast's communicators (all processes)
   };
   Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings);
+  ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
@@ -47,6 +55,9 @@ class Worker {
   Store& store() noexcept { return store_; }
   // Sends version `key` to `rank` now if held, else once it is (a read by the head when `readback`).
   void serve(const Key& key, int rank, bool readback);
+  // Takes part in a broadcast as its root or a recipient. Every process gets its orders in the order of
+  // their ids; mpibcast's communicators are made here, in that order.
+  void broadcast(const BroadcastOrder& order);
 
   std::uint64_t fetches() const noexcept { return fetches_; }
   std::uint64_t bytes_fetched() const noexcept { return bytes_fetched_; }
@@ -80,6 +91,31 @@ class Worker {
   void fetch_inputs(const Local& local);  // asks for the task's inputs held elsewhere
   void spend(const Key& key);          // one use of a budgeted version is done
   void spend_nothing(const Key& key);  // a budgeted version has no use left here: dropped
+  void send_broadcast(const BroadcastOrder& order, const Replica& replica);  // as the root, the data here
+  void expect_broadcast(const BroadcastOrder& order);                        // as a recipient
+  void broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica);
+  void on_go(const dyn::Channel::Arrival& a);
+  bool poll_broadcasts();
+  // mpibcast: the communicator of exactly these processes (made with MPI_Comm_create_group, so that
+  // no one else takes part), kept for the next broadcast among them.
+  MPI_Comm group_comm(std::vector<int> members, std::uint64_t broadcast);
+  void start_collectives(MPI_Comm comm);  // the queue's front ones whose data is here, in order
+
+  // A broadcast in flight on this process: its order, the replica it reads or fills, and the request.
+  struct InFlight {
+    BroadcastOrder order;
+    Replica replica;
+    bool root = false;
+    dyn::Request dyn;
+    herald::Request coll;            // mpibcast:herald
+    std::vector<MPI_Request> mpi;    // mpibcast: MPI_Ibcast, in pieces of at most INT_MAX bytes
+  };
+  // mpibcast's broadcasts on one communicator: every member starts them in the same order.
+  struct Collective {
+    BroadcastOrder order;
+    bool root = false;
+    bool started = false;
+  };
 
   dyn::Channel& channel_;
   const std::vector<KernelEntry>& kernels_;
@@ -103,6 +139,11 @@ class Worker {
   std::chrono::steady_clock::time_point last_report_;
   std::uint64_t fetches_ = 0;
   std::uint64_t bytes_fetched_ = 0;
+  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> roots_waiting_;  // rooted here, data not yet
+  std::vector<InFlight> in_flight_;
+  std::map<std::vector<int>, MPI_Comm> comms_;
+  std::map<MPI_Comm, std::deque<Collective>> collectives_;
+  std::unordered_map<std::uint64_t, std::pair<Key, Replica>> held_for_go_;  // sync: landed, waiting for go
 };
 
 // What a worker reports when a task fails: the task and the reason.

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <herald/runtime/access.hpp>
+#include <herald/runtime/broadcast.hpp>
 #include <herald/runtime/scheduling.hpp>
 
 #include <mpi.h>
@@ -152,6 +153,12 @@ struct Options {
   double heartbeat = 0;
   // Communication model for scheduling; unset: HERALD_ALPHA / HERALD_BETA as for coll's auto.
   std::optional<Link> link{};
+  // How a version read on several workers that lack it gets there; unset: HERALD_RT_BCAST, else nobcast.
+  std::optional<BroadcastStrategy> broadcast{};
+  // true: a broadcast's recipients run no task reading it until every recipient has it (as OpenMP
+  // Cluster paused for a broadcast); false: a task starts once its own inputs are here. Unset:
+  // HERALD_RT_BCAST_SYNC (0 or 1), else false.
+  std::optional<bool> broadcast_sync{};
 };
 
 struct Statistics {
@@ -159,6 +166,9 @@ struct Statistics {
   std::uint64_t fetches = 0;          // replicas moved worker to worker (or from the head)
   std::uint64_t bytes_moved = 0;      // their bytes
   std::vector<std::size_t> peak_bytes;  // per rank (0: the head): most replica bytes held at once
+  std::uint64_t broadcasts = 0;           // versions sent to several workers at once (not nobcast)
+  std::uint64_t broadcast_recipients = 0; // their recipients, summed
+  std::uint64_t broadcast_bytes = 0;      // bytes delivered by them: size times recipients
   double schedule_seconds = 0;        // head time spent scheduling at wait()
   double makespan_predicted = 0;      // the last wait()'s schedule length under the model
 };
