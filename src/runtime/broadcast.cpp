@@ -51,7 +51,7 @@ std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
       v.found.key = s.key;
       if (s.write) {
         v.place = {s.rank, {s.rank}};
-        v.found.ready_step = i;
+        v.found.ready_step = i + 1;
       } else {
         v.place = before(s.key);
       }

@@ -32,7 +32,7 @@ struct FoundBroadcast {
   int root = 0;                 // the process that made the version (it holds it once made)
   std::vector<int> recipients;  // in the order of their first need
   std::vector<int> priorities;  // per recipient: the highest priority among its tasks reading the version
-  std::size_t ready_step = 0;   // the step writing the version; 0 for one made before the dispatch
+  std::size_t ready_step = 0;   // 1 + the step writing the version; 0 for one made before the dispatch
 };
 
 // Every version read, in `steps`, on at least two processes that neither hold it nor make it, in the order

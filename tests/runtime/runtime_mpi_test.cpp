@@ -328,5 +328,72 @@ TEST(Runtime, RoundRobinAndMappedSchedulersGiveTheSameResults) {
   }
 }
 
+// Broadcasts under every strategy, synchronised or not: an entered vector read on every worker (root: the
+// head), and a vector made on worker 0 and read on workers 1 and 2 only (a subset, rooted at a worker; from
+// 4 ranks on). Values, and the broadcasts counted, are the same whatever carries them.
+TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int workers = size == 1 ? 1 : size - 1;
+  for (BroadcastStrategy strategy : {BroadcastStrategy::nobcast, BroadcastStrategy::p2p, BroadcastStrategy::mpibcast,
+                                     BroadcastStrategy::mpibcast_herald, BroadcastStrategy::dynbcast,
+                                     BroadcastStrategy::automatic}) {
+    for (bool sync : {false, true}) {
+      Runtime rt(MPI_COMM_WORLD, {.scheduler = Scheduler::mapped, .broadcast = strategy, .broadcast_sync = sync});
+      register_kernels(rt);
+      std::vector<double> shared(70001), made(1001);
+      std::iota(shared.begin(), shared.end(), 1.0);
+      std::vector<std::vector<double>> sums(static_cast<std::size_t>(2 * workers), std::vector<double>(1));
+      Statistics stats;
+      rt.run([&](Head& head) {
+        const Data all = head.data(std::span(shared), "shared");
+        const Data part = head.data(std::span(made), "made");
+        head.enter(all);
+        head.submit("fill", {out(part)}, arguments(2.0), {.worker = 0});
+        for (int w = 0; w < workers; ++w) {
+          const Data s = head.data(std::span(sums[static_cast<std::size_t>(w)]), "sum " + std::to_string(w));
+          head.submit("sum", {in(all), out(s)}, {}, {.worker = w});
+          head.read(s);
+        }
+        for (int w = 1; w < std::min(workers, 3); ++w) {
+          const Data s = head.data(std::span(sums[static_cast<std::size_t>(workers + w)]), "part " + std::to_string(w));
+          head.submit("sum", {in(part), out(s)}, {}, {.priority = w, .worker = w});
+          head.read(s);
+        }
+        head.wait();
+        stats = head.statistics();
+      });
+      if (!rt.is_head()) continue;
+      const std::string what = to_string(strategy) + (sync ? " sync" : "");
+      const double n = static_cast<double>(shared.size());
+      for (int w = 0; w < workers; ++w) EXPECT_DOUBLE_EQ(sums[static_cast<std::size_t>(w)][0], n * (n + 1) / 2) << what;
+      for (int w = 1; w < std::min(workers, 3); ++w)
+        EXPECT_DOUBLE_EQ(sums[static_cast<std::size_t>(workers + w)][0], 2.0 * 1001) << what;
+      if (strategy == BroadcastStrategy::nobcast || workers < 2) {
+        EXPECT_EQ(stats.broadcasts, 0u) << what;
+        continue;
+      }
+      const std::uint64_t expected = workers >= 3 ? 2 : 1;
+      EXPECT_EQ(stats.broadcasts, expected) << what;
+      EXPECT_EQ(stats.broadcast_recipients, static_cast<std::uint64_t>(workers) + (workers >= 3 ? 2 : 0)) << what;
+      EXPECT_EQ(stats.broadcast_bytes, shared.size() * sizeof(double) * static_cast<std::size_t>(workers) +
+                                           (workers >= 3 ? 2 * made.size() * sizeof(double) : 0))
+          << what;
+    }
+  }
+}
+
+TEST(Runtime, AnUnknownBroadcastStrategyIsRefusedByName) {
+  try {
+    (void)broadcast_strategy_from_string("tree");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'tree'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("dynbcast"), std::string::npos) << e.what();
+  }
+  for (const char* name : {"nobcast", "p2p", "mpibcast", "mpibcast:herald", "dynbcast", "auto"})
+    EXPECT_EQ(to_string(broadcast_strategy_from_string(name)), name);
+}
+
 }  // namespace
 }  // namespace herald::runtime
