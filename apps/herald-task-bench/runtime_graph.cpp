@@ -50,13 +50,14 @@ struct GraphData {
       broadcast_bytes.resize(g.broadcast_bytes);
       write_broadcast(g, broadcast_bytes);
       broadcast = head.data(std::span(broadcast_bytes), prefix + " broadcast");
-      head.enter(*broadcast);
     }
   }
 };
 
-// Submits every task of the graph, in row order.
+// Submits every task of the graph, in row order. The broadcast buffer is entered again first: a new
+// version, which every worker then needs again, as seed 000's extension sends it once per run.
 void submit_graph(Head& head, const TaskGraph& g, const GraphData& d) {
+  if (d.broadcast) head.enter(*d.broadcast);
   std::vector<Use> uses;
   for (long t = 0; t < g.timesteps; ++t) {
     const long offset = g.offset_at_timestep(t), width = g.width_at_timestep(t);
