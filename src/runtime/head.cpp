@@ -292,7 +292,13 @@ void HeadState::dispatch() {
   if (size_ > 1 && !parts[0].empty()) {
     // The head roots these (data the program entered). MPI_Comm_create_group blocks until every member
     // calls it, which a worker does while handling its batch: the batches leave first.
-    while (*batches_left > 0) channel_.progress();
+    for (auto checked = std::chrono::steady_clock::now(); *batches_left > 0;) {
+      channel_.progress();
+      if (since(checked) > liveness_check_seconds) {
+        check_workers();  // a worker that died before taking its batch is reported, not waited for
+        checked = std::chrono::steady_clock::now();
+      }
+    }
     for (const BroadcastOrder* b : parts[0]) local_.broadcast(*b);
   }
 
