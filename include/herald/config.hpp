@@ -18,6 +18,8 @@ std::size_t parse_bytes(std::string_view text, std::string_view what = "size");
 
 // A non-negative integer; throws Error(invalid_argument) naming `what` otherwise.
 long long parse_count(std::string_view text, std::string_view what);
+// A switch: "0" or "1"; anything else is refused, naming `what`.
+bool parse_switch(std::string_view text, std::string_view what);
 // Comma-separated counts ("4,16,64"), each as parse_count takes it; at least one.
 std::vector<long long> parse_count_list(std::string_view text, std::string_view what);
 

@@ -20,6 +20,11 @@ long long parse_count(std::string_view text, std::string_view what) {
   return value;
 }
 
+bool parse_switch(std::string_view text, std::string_view what) {
+  if (text == "0" || text == "1") return text == "1";
+  throw Error(Errc::invalid_argument, std::string(what) + " must be 0 or 1, not '" + std::string(text) + "'");
+}
+
 std::vector<long long> parse_count_list(std::string_view text, std::string_view what) {
   std::vector<long long> counts;
   for (std::size_t start = 0;;) {

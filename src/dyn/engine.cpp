@@ -27,9 +27,7 @@ bool progress_thread_wanted(const Options& options) {
   if (options.progress_thread) {
     wanted = *options.progress_thread;
   } else if (const auto text = environment("HERALD_DYN_PROGRESS_THREAD")) {
-    const long long value = parse_count(*text, "HERALD_DYN_PROGRESS_THREAD");
-    if (value > 1) throw Error(Errc::invalid_argument, "HERALD_DYN_PROGRESS_THREAD must be 0 or 1, not " + *text);
-    wanted = value == 1;
+    wanted = parse_switch(*text, "HERALD_DYN_PROGRESS_THREAD");
   }
   if (wanted) {
     int provided = MPI_THREAD_SINGLE;

@@ -102,13 +102,9 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   }
   if (!options.broadcast_sync) {
     options.broadcast_sync = false;
-    if (auto v = environment("HERALD_RT_BCAST_SYNC")) {
-      const long long value = parse_count(*v, "HERALD_RT_BCAST_SYNC");
-      if (value > 1) throw Error(Errc::invalid_argument, "HERALD_RT_BCAST_SYNC must be 0 or 1, not " + *v);
-      options.broadcast_sync = value == 1;
-    }
+    if (auto v = environment("HERALD_RT_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RT_BCAST_SYNC");
   }
-  if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_count(*v, "HERALD_RT_LOG") > 0;
+  if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_switch(*v, "HERALD_RT_LOG");
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
   int provided = MPI_THREAD_SINGLE;
   HERALD_MPI(MPI_Query_thread(&provided));

@@ -130,6 +130,20 @@ TEST(Config, ParsesSeconds) {
   }
 }
 
+TEST(Config, ParsesSwitches) {
+  EXPECT_TRUE(parse_switch("1", "HERALD_RT_LOG"));
+  EXPECT_FALSE(parse_switch("0", "HERALD_RT_LOG"));
+  for (const char* bad : {"", "2", "yes", "01", " 1"}) {
+    try {
+      parse_switch(bad, "HERALD_RT_BCAST_SYNC");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("HERALD_RT_BCAST_SYNC must be 0 or 1"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Config, ParsesCountLists) {
   EXPECT_EQ(parse_count_list("4", "-workers"), (std::vector<long long>{4}));
   EXPECT_EQ(parse_count_list("4,16,64", "-workers"), (std::vector<long long>{4, 16, 64}));
