@@ -89,7 +89,16 @@ Request Endpoint::irecv(std::span<std::byte> buffer, int source, int tag) {
 }
 
 Status Endpoint::recv(std::span<std::byte> buffer, int source, int tag) {
-  Request request = irecv(buffer, source, tag);
+  std::shared_ptr<Request::State> state;
+  {
+    std::lock_guard lock(engine_->mutex);
+    engine_->check_recv(buffer, source, tag);
+    // A message already here costs a copy and nothing else: no request, no polling.
+    if (auto status = engine_->take_held(buffer, source, tag)) return *status;
+    state = engine_->new_state();
+    engine_->post_recv(state, buffer, source, tag);
+  }
+  Request request(std::move(state), engine_);
   request.wait();
   // wait() saw the request done under the engine's lock, and nothing writes a done request's status: no
   // second lock is needed to read it.

@@ -295,8 +295,7 @@ void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<
     state->done = true;
 }
 
-void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source,
-                        int tag) {
+void Engine::check_recv(std::span<std::byte> buffer, int& source, int& tag) const {
   check_usable();
   if (source == MPI_ANY_SOURCE) source = any_source;
   if (tag == MPI_ANY_TAG) tag = any_tag;
@@ -304,6 +303,41 @@ void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<
   if (tag < 0 && tag != any_tag) throw Error(Errc::invalid_argument, "tag " + std::to_string(tag) + " is negative");
   if (buffer.data() == nullptr && !buffer.empty())
     throw Error(Errc::invalid_buffer, "null buffer for " + std::to_string(buffer.size()) + " bytes");
+}
+
+std::optional<Status> Engine::take_held(std::span<std::byte> buffer, int source, int tag) {
+  Incoming* found = nullptr;
+  const auto envelope = matcher_.take_unexpected(source, tag, [&](Matcher::Id id) {
+    Incoming& m = *messages_.at(id);
+    // Only a message this rank has wholly passed on, and that fits: anything else takes the general path.
+    if (!passed_on(m) || m.total > buffer.size()) return false;
+    found = &m;
+    return true;
+  });
+  if (!envelope) return std::nullopt;
+  Incoming& m = *found;
+  if (m.total > 0) std::memcpy(buffer.data(), m.storage.data(), m.total);
+  ++statistics.received_held;
+  statistics.bytes_copied += m.total;
+  const Status status{m.origin, m.tag, m.total};
+  m.consumed = true;
+  retire(m);
+  return status;
+}
+
+void Engine::start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source,
+                        int tag) {
+  check_recv(buffer, source, tag);
+  if (auto status = take_held(buffer, source, tag)) {
+    state->status = *status;
+    state->done = true;
+    return;
+  }
+  post_recv(state, buffer, source, tag);
+}
+
+void Engine::post_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source,
+                       int tag) {
   const Matcher::Id id = next_id_++;
   posted_.push_back({id, state, buffer});
   if (auto message = matcher_.post(id, source, tag)) bind(id, *message);
@@ -352,7 +386,10 @@ void Engine::on_message(const Channel::Arrival& arrival) {
     message->total = h.total;
     message->route = std::move(h.route);
     message->group = ++next_group_;
-    if (!whole) by_origin_.emplace(std::pair{h.origin, h.seq}, message);
+    if (!whole) {
+      by_origin_.emplace(std::pair{h.origin, h.seq}, message);
+      message->numbered = true;
+    }
     messages_.emplace(message->id, message);
     const std::size_t blocked = matcher_.blocked();
     for (const Matcher::Match& m : matcher_.arrive(message->id, h.origin, h.seq, h.tag)) bind(m.receive, m.message);
@@ -476,11 +513,8 @@ void Engine::bind(Matcher::Id receive, Matcher::Id id) {
 
 void Engine::settle(Incoming& m) {
   // A receive completes once the whole message is here and every forward of it has left this rank: the
-  // buffer is the user's again, and the rank owes its sub-tree nothing more. route_forwarded says the
-  // first segment has been handled: a message of zero bytes has "arrived" before its one empty segment is
-  // passed on, and must not be settled (and dropped, with forwards about to be posted) before that.
-  const bool passed_on = m.placed && m.route_forwarded && m.arrived == m.total && m.forwarding == 0;
-  if (!passed_on) return;
+  // buffer is the user's again, and the rank owes its sub-tree nothing more.
+  if (!passed_on(m)) return;
   if (m.receive) {
     if (!m.refused) {
       if (m.zero_copy) {
@@ -495,15 +529,17 @@ void Engine::settle(Incoming& m) {
     m.receive->done = true;
     m.receive.reset();
   }
-  if (m.consumed) {
-    // A large held buffer is not kept for the next message: it goes as soon as its bytes are delivered.
-    if (m.held_capacity > kept_held_bytes) {
-      m.held.reset();
-      m.held_capacity = 0;
-    }
-    by_origin_.erase({m.origin, m.seq});
-    messages_.erase(m.id);
+  if (m.consumed) retire(m);
+}
+
+void Engine::retire(Incoming& m) {
+  // A large held buffer is not kept for the next message: it goes as soon as its bytes are delivered.
+  if (m.held_capacity > kept_held_bytes) {
+    m.held.reset();
+    m.held_capacity = 0;
   }
+  if (m.numbered) by_origin_.erase({m.origin, m.seq});
+  messages_.erase(m.id);
 }
 
 void Engine::close() {

@@ -42,6 +42,12 @@ struct Engine {
   void start_p2p(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest, int tag,
                  int priority);
   void start_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source, int tag);
+  // start_recv's three steps, for recv(): refuse bad arguments (MPI_ANY_* become any_*); take a message
+  // already here in full, as MPI takes one from its unexpected queue (no request, no call into MPI); or post
+  // the receive.
+  void check_recv(std::span<std::byte> buffer, int& source, int& tag) const;
+  std::optional<Status> take_held(std::span<std::byte> buffer, int source, int tag);
+  void post_recv(const std::shared_ptr<Request::State>& state, std::span<std::byte> buffer, int source, int tag);
   std::optional<Status> probe(int source, int tag);
   bool progress(const bool* finished = nullptr);  // see Channel::progress
   // A fresh request state: one no request holds any more, or a new one.
@@ -72,6 +78,7 @@ struct Engine {
     std::size_t total = 0;
     std::vector<RouteEntry> route;    // the sub-tree this rank serves
     std::uint64_t group = 0;          // its forwards' group on the channel (see Channel::post)
+    bool numbered = false;            // in by_origin_ (only messages in several segments are)
     bool route_forwarded = false;     // children got their routes with the first forwarded segment
     bool placed = false;              // `storage` chosen
     bool zero_copy = false;           // `storage` is the receive's buffer
@@ -88,6 +95,12 @@ struct Engine {
     // As good as new for the next message, keeping a small `held` buffer for it.
     void renew();
   };
+  // The whole message is here and every forward of it has left this rank.
+  static bool passed_on(const Incoming& m) noexcept {
+    // route_forwarded says the first segment has been handled: a message of zero bytes has "arrived"
+    // before its one empty segment is passed on, and must not be dropped before that.
+    return m.placed && m.route_forwarded && m.arrived == m.total && m.forwarding == 0;
+  }
   struct Posted {
     Matcher::Id id = 0;
     std::shared_ptr<Request::State> state;
@@ -107,6 +120,7 @@ struct Engine {
   Posted take_posted(Matcher::Id receive);
   void hold(Incoming& message);
   void settle(Incoming& message);  // may destroy it: the caller must not touch it afterwards
+  void retire(Incoming& message);  // a delivered message is forgotten (and may be destroyed)
   void check_peer(int rank, const char* what) const;
   struct Planned {
     Tree tree;

@@ -259,6 +259,62 @@ TEST(Dyn, DataArrivingFirstIsHeldThenDelivered) {
   }
 }
 
+// Held messages (taken out of their frames by polling before any receive exists) are taken by recv and
+// irecv as MPI takes unexpected messages: in the sender's order among those that fit, whatever the tag
+// order of the receives, by broadcast or point-to-point alike; a receive too short for its held message
+// fails with `truncated`, writes nothing and leaves the next message alone.
+TEST(Dyn, HeldMessagesAreTakenInTheSendersOrder) {
+  const int me = world_rank();
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  Endpoint ep(MPI_COMM_WORLD);
+  // (tag, bytes) in sending order; tag 5 twice, a zero-byte message, one in several frames' worth.
+  const std::vector<std::pair<int, std::size_t>> sent{{5, 8}, {7, 0}, {5, 1000}, {9, 20000}, {11, 64}, {12, 16}};
+  if (me == 0) {
+    std::vector<std::vector<std::byte>> data;
+    for (std::size_t i = 0; i < sent.size(); ++i)
+      data.push_back(pattern(0, sent[i].first, static_cast<int>(i), sent[i].second));
+    std::vector<Request> sends;
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      const int tag = sent[i].first;
+      sends.push_back(i % 2 ? ep.send_p2p(data[i], 1, tag) : ep.send(data[i], std::vector<int>{1}, tag));
+    }
+    for (Request& s : sends) s.wait();
+  }
+  if (me == 1) {
+    // The last message is matchable only once every earlier one from rank 0 has arrived.
+    ASSERT_TRUE(poll_until(ep, [&] { return ep.iprobe(0, 12).has_value(); })) << "messages never arrived";
+    const Statistics before = ep.statistics();
+    std::vector<std::byte> buffer(30000);
+    auto expect = [&](const Status& st, std::size_t index) {
+      EXPECT_EQ(st.source, 0);
+      EXPECT_EQ(st.tag, sent[index].first);
+      ASSERT_EQ(st.bytes, sent[index].second);
+      EXPECT_TRUE(std::equal(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(st.bytes),
+                             pattern(0, sent[index].first, static_cast<int>(index), st.bytes).begin()))
+          << "message " << index;
+    };
+    expect(ep.recv(buffer, 0, 9), 3);               // skips the earlier tags
+    expect(ep.recv(buffer, 0, 5), 0);               // the first of the two tag-5 messages
+    Request r = ep.irecv(buffer, MPI_ANY_SOURCE, MPI_ANY_TAG);
+    ASSERT_TRUE(r.test()) << "a held message completes its irecv at once";
+    expect(r.status(), 1);                          // the zero-byte one, sent before the second tag 5
+    expect(ep.recv(buffer, 0, MPI_ANY_TAG), 2);
+    std::vector<std::byte> small(10, std::byte{0x5a});
+    try {
+      ep.recv(small, 0, 11);
+      ADD_FAILURE() << "a 64-byte message fit a 10-byte buffer";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::truncated);
+    }
+    EXPECT_EQ(small, std::vector<std::byte>(10, std::byte{0x5a})) << "a refused receive wrote into its buffer";
+    expect(ep.recv(buffer, 0, MPI_ANY_TAG), 5);
+    const Statistics after = ep.statistics();
+    EXPECT_EQ(after.received_held - before.received_held, 5u);
+    EXPECT_EQ(after.bytes_copied - before.bytes_copied, 8u + 0u + 1000u + 20000u + 16u);
+    EXPECT_FALSE(ep.iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)) << "a message left over";
+  }
+}
+
 // Messages that are already waiting when their receives are posted one after another: each receive takes
 // its own message from its frame straight into its buffer, and the polling it does stops there, so the
 // messages behind it are not held (copied aside) for receives not yet posted. More send requests are alive

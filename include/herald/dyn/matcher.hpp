@@ -64,6 +64,22 @@ class Matcher {
   // A receive is posted; returns the waiting message it takes, if any. Otherwise the receive waits.
   std::optional<Id> post(Id receive, int source, int tag);
 
+  // A receive that would take a waiting message at once takes it only if `accept(message)` agrees;
+  // otherwise (or with none waiting) nothing changes and the receive is still to be posted.
+  template <class Accept>
+  std::optional<Envelope> take_unexpected(int source, int tag, Accept&& accept) {
+    auto it = std::find_if(unexpected_.begin(), unexpected_.end(),
+                           [&](const Envelope& m) { return fits(source, tag, m.source, m.tag); });
+    if (it == unexpected_.end() || !accept(it->message)) return std::nullopt;
+    const Envelope taken = *it;
+    if (it == unexpected_.begin()) {
+      unexpected_.pop_front();
+    } else {
+      unexpected_.erase(it);
+    }
+    return taken;
+  }
+
   // The message a receive with this source and tag would take now, without taking it.
   std::optional<Envelope> probe(int source, int tag) const;
 
