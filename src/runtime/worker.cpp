@@ -107,7 +107,7 @@ void Worker::broadcast(const BroadcastOrder& order) {
   if (order.strategy == BroadcastStrategy::mpibcast || order.strategy == BroadcastStrategy::mpibcast_herald) {
     std::vector<int> members(order.recipients.begin(), order.recipients.end());
     members.push_back(order.root);
-    const MPI_Comm comm = group_comm(std::move(members), order.id);
+    const MPI_Comm comm = group_comm(std::move(members), order);
     collectives_[comm].push_back({order, root});
     start_collectives(comm);
   } else if (!root) {
@@ -119,7 +119,7 @@ void Worker::broadcast(const BroadcastOrder& order) {
   }
 }
 
-MPI_Comm Worker::group_comm(std::vector<int> members, std::uint64_t broadcast) {
+MPI_Comm Worker::group_comm(std::vector<int> members, const BroadcastOrder& order) {
   std::sort(members.begin(), members.end());
   if (const auto it = comms_.find(members); it != comms_.end()) return it->second;
   // Only the members take part: every one of them gets its orders in id order and makes the
@@ -129,9 +129,14 @@ MPI_Comm Worker::group_comm(std::vector<int> members, std::uint64_t broadcast) {
   HERALD_MPI(MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &group));
   MPI_Comm comm = MPI_COMM_NULL;
   // The tag tells concurrent creations apart; every member knows the broadcast that asks for it first.
-  HERALD_MPI(MPI_Comm_create_group(settings_.groups, group, static_cast<int>(broadcast % 32768), &comm));
+  HERALD_MPI(MPI_Comm_create_group(settings_.groups, group, static_cast<int>(order.id % 32768), &comm));
   MPI_Group_free(&group);
   MPI_Group_free(&all);
+  // herald's broadcast makes its private duplicate of a communicator at its first call there. Made now, it
+  // is made in the same order on every member, like the communicator; made at the first broadcast, it could
+  // wait for a root whose data waits for this process. (MPI_Comm_idup never waits, but SimGrid's SMPI has
+  // only the blocking MPI_Comm_dup.) An empty broadcast moves nothing and does just that.
+  if (order.strategy == BroadcastStrategy::mpibcast_herald) herald::ibcast({}, 0, comm, {}).wait();
   return comms_.emplace(std::move(members), comm).first->second;
 }
 

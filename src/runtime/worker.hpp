@@ -98,7 +98,7 @@ class Worker {
   bool poll_broadcasts();
   // mpibcast: the communicator of exactly these processes (made with MPI_Comm_create_group, so that
   // no one else takes part), kept for the next broadcast among them.
-  MPI_Comm group_comm(std::vector<int> members, std::uint64_t broadcast);
+  MPI_Comm group_comm(std::vector<int> members, const BroadcastOrder& order);
   void start_collectives(MPI_Comm comm);  // the queue's front ones whose data is here, in order
 
   // A broadcast in flight on this process: its order, the replica it reads or fills, and the request.
