@@ -136,7 +136,8 @@ MPI_Comm Worker::group_comm(std::vector<int> members, const BroadcastOrder& orde
   // is made in the same order on every member, like the communicator; made at the first broadcast, it could
   // wait for a root whose data waits for this process. (MPI_Comm_idup never waits, but SimGrid's SMPI has
   // only the blocking MPI_Comm_dup.) An empty broadcast moves nothing and does just that.
-  if (order.strategy == BroadcastStrategy::mpibcast_herald) herald::ibcast({}, 0, comm, {}).wait();
+  if (order.strategy == BroadcastStrategy::mpibcast_herald)
+    herald::ibcast({}, 0, comm, {.algorithm = "auto"}).wait();
   return comms_.emplace(std::move(members), comm).first->second;
 }
 
