@@ -99,19 +99,22 @@ def main():
         print("broadcast_report.py: matplotlib is missing, no plot", file=sys.stderr)
         return
     fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 3.6), squeeze=False, sharey=True)
+    plotted = False
     for ax, n in zip(axes[0], sizes):
         for s in strategies:
             points = [(w, time[(w, n, "nobcast")] / time[(w, n, s)]) for w in workers
                       if (w, n, s) in time and (w, n, "nobcast") in time]
             if points:
                 ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=s)
+                plotted = True
         ax.set_xscale("log", base=2)
         ax.set_xticks(workers, [str(w) for w in workers])
         ax.set_title(size_text(n))
         ax.set_xlabel("workers")
         ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("speedup over nobcast")
-    axes[0][-1].legend(fontsize="small")
+    if plotted:
+        axes[0][-1].legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(os.path.join(args.out, args.name + ".png"), dpi=110)
 

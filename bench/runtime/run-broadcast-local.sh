@@ -32,13 +32,7 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown option '$1' (options for herald-task-bench go after --)" ;;
   esac
 done
-bytes_of() {
-  [[ $1 =~ ^([0-9]+)([KMG]?)$ ]] || die "--sizes takes byte counts like 64K or 8M, not '$1'"
-  case ${BASH_REMATCH[2]} in
-    K) echo $((BASH_REMATCH[1] << 10)) ;; M) echo $((BASH_REMATCH[1] << 20)) ;;
-    G) echo $((BASH_REMATCH[1] << 30)) ;; *) echo "${BASH_REMATCH[1]}" ;;
-  esac
-}
+source "$repo/bench/runtime/common.sh"
 IFS=, read -r -a rank_list <<<"$ranks"
 IFS=, read -r -a size_list <<<"$sizes"
 IFS=, read -r -a strategy_list <<<"$strategies"

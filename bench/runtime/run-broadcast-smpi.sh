@@ -38,12 +38,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-bytes_of() {
-  local text=$1 number unit
-  [[ $text =~ ^([0-9]+)([KMG]?)$ ]] || die "--sizes takes byte counts like 256K or 64M, not '$text'"
-  number=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]}
-  case $unit in K) echo $((number << 10)) ;; M) echo $((number << 20)) ;; G) echo $((number << 30)) ;; *) echo "$number" ;; esac
-}
+source "$repo/bench/runtime/common.sh"
 IFS=, read -r -a counts <<<"$workers"
 IFS=, read -r -a size_list <<<"$sizes"
 IFS=, read -r -a strategy_list <<<"$strategies"
