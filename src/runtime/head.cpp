@@ -82,7 +82,8 @@ void HeadState::enter(Data d) {
   const std::uint64_t id = next_id_++;
   const auto resolved = graph_.add_task(id, write, dependences_, "enter of '" + handles_[d.index_].name + "'");
   const Key key{d.index_, resolved[0].written};
-  versions_[key] = Version{.origin = 0, .holders = {0}, .readers_left = 0, .produced = true};
+  versions_[key] =
+      Version{.origin = 0, .holders = {0}, .readers_left = 0, .produced = true, .exited = false, .batch_uses = {}};
   local_.store().put(key, Replica::borrowed(handles_[d.index_].buffer));
   if (key.version > 1) release_if_unneeded({key.handle, key.version - 1});
 }
