@@ -35,6 +35,9 @@ trap cleanup EXIT
 mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
 [[ -n "$mirror" ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
 mmdebstrap --quiet --variant=apt --include=ca-certificates,git,sudo bookworm "$root" ${mirror:+"$mirror"}
+# An installed Debian names itself in /etc/hosts; mmdebstrap's root has no such file, and every MPI launch
+# there then waits seconds for the host name to resolve.
+printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$(hostname)" >"$root/etc/hosts"
 for m in "${mounts[@]}"; do
   mkdir -p "$root/$m"
   mount --bind "/$m" "$root/$m"
