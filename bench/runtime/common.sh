@@ -8,3 +8,12 @@ bytes_of() {
     G) echo $((BASH_REMATCH[1] << 30)) ;; *) echo "${BASH_REMATCH[1]}" ;;
   esac
 }
+
+# split_lists: the comma lists in $sizes and $strategies into the arrays size_list and strategy_list,
+# every size checked.
+split_lists() {
+  IFS=, read -r -a size_list <<<"$sizes"
+  IFS=, read -r -a strategy_list <<<"$strategies"
+  local s
+  for s in "${size_list[@]}"; do bytes_of "$s" >/dev/null; done
+}

@@ -34,10 +34,8 @@ while [[ $# -gt 0 ]]; do
 done
 source "$repo/bench/runtime/common.sh"
 IFS=, read -r -a rank_list <<<"$ranks"
-IFS=, read -r -a size_list <<<"$sizes"
-IFS=, read -r -a strategy_list <<<"$strategies"
+split_lists
 for r in "${rank_list[@]}"; do [[ $r =~ ^[0-9]+$ && $r -ge 2 ]] || die "--ranks takes counts of at least 2, not '$r'"; done
-for s in "${size_list[@]}"; do bytes_of "$s" >/dev/null; done
 [[ $reps =~ ^[0-9]+$ && $reps -ge 1 ]] || die "--reps must be a positive count"
 bench=$build/apps/herald-task-bench/herald-task-bench
 [[ -x $bench ]] || die "$bench not found: build it (cmake --build $build --target herald-task-bench)"

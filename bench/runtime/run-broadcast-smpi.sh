@@ -40,10 +40,8 @@ done
 
 source "$repo/bench/runtime/common.sh"
 IFS=, read -r -a counts <<<"$workers"
-IFS=, read -r -a size_list <<<"$sizes"
-IFS=, read -r -a strategy_list <<<"$strategies"
+split_lists
 for w in "${counts[@]}"; do [[ $w =~ ^[0-9]+$ && $w -ge 2 ]] || die "--workers takes counts of at least 2, not '$w'"; done
-for s in "${size_list[@]}"; do bytes_of "$s" >/dev/null; done
 [[ $steps =~ ^[0-9]+$ && $steps -ge 1 ]] || die "--steps must be a positive count, not '$steps'"
 [[ $timeout =~ ^[0-9]+$ && $timeout -ge 1 ]] || die "--timeout must be a positive number of seconds"
 
