@@ -147,19 +147,31 @@ std::string format_size(std::size_t bytes) {
 // Deterministic figures for more recipients than this machine has cores (benchmarking rule 4): the
 // simulator's alpha-beta time of the naive loop (the `linear` schedule) and of the shape the dynamic
 // broadcast picks, under HERALD_ALPHA / HERALD_BETA.
+// The cost model's figures, for the tables' headers.
+std::string model_text(const herald::CostModel& model) {
+  char text[160];
+  if (model.network == herald::Network::fair_sharing)
+    std::snprintf(text, sizeof text, "alpha %.3g s, beta %.3g s/byte, links shared fairly, overhead %.3g s, eager up to %zu bytes",
+                  model.alpha, model.beta, model.overhead, model.eager_bytes);
+  else
+    std::snprintf(text, sizeof text, "alpha %.3g s, beta %.3g s/byte, gap %.3g s", model.alpha, model.beta,
+                  model.port_seconds());
+  return text;
+}
+
 void print_predictions(const std::vector<int>& counts, const std::vector<std::size_t>& sizes) {
   const herald::CostModel model = herald::cost_model_from_environment();
   const auto forwarding = herald::dyn::forwarding_from_environment().value_or(herald::dyn::Forwarding::serial);
-  std::printf("cost model: alpha %.3g s, beta %.3g s/byte, gap %.3g s, %s forwarding (HERALD_DYN_FORWARDING); "
-              "predicted microseconds\n\n",
-              model.alpha, model.beta, model.port_seconds(), forwarding == herald::dyn::Forwarding::serial ? "serial" : "overlapped");
+  std::printf("cost model: %s, %s forwarding (HERALD_DYN_FORWARDING); predicted microseconds\n\n",
+              model_text(model).c_str(), forwarding == herald::dyn::Forwarding::serial ? "serial" : "overlapped");
   std::printf("| size | recipients | naive loop | dyn shape | dynbcast | dyn / naive |\n|---|---|---|---|---|---|\n");
   for (std::size_t bytes : sizes) {
     for (int k : counts) {
       if (k < 1) throw herald::Error(herald::Errc::invalid_argument, "--predict needs recipient counts >= 1");
+      // The loop posts every send at once.
       const double naive =
           herald::simulate(herald::make_schedule(herald::find_algorithm("linear"), {.ranks = k + 1, .root = 0, .bytes = bytes}),
-                           model)
+                           model, {.per_rank = k, .per_peer = 1})
               .predicted_seconds;
       const herald::dyn::Shape shape = herald::dyn::choose_shape(k + 1, bytes, model, forwarding);
       const std::string text = shape.algorithm + (shape.segment ? " / " + format_size(shape.segment) + " segments" : "");
@@ -258,7 +270,8 @@ int run(int argc, char** argv) {
     for (int k = 1; k < s.size; ++k) recipient_counts.push_back(k);
   MPI_Comm_dup(MPI_COMM_WORLD, &s.naive);
   // The tree shape is priced with this network's alpha and beta: measured by ping-pong between ranks 0
-  // and 1 unless HERALD_ALPHA and HERALD_BETA both give them.
+  // and 1 unless HERALD_ALPHA and HERALD_BETA both give them (then the rest of the model, HERALD_NETWORK
+  // and its settings, comes from the environment too, as auto reads it).
   const bool given = herald::environment("HERALD_ALPHA") && herald::environment("HERALD_BETA");
   const herald::CostModel model = given ? herald::cost_model_from_environment() : [] {
     const herald::bench::Calibration c = herald::bench::calibrate(MPI_COMM_WORLD);
@@ -321,9 +334,8 @@ int run(int argc, char** argv) {
   if (s.rank == 0) {
     std::printf("P = %d ranks, %d repetitions per point; latency in microseconds: median [min, max]; %s\n", s.size,
                 reps, from_root ? "from the root's start to the last finish" : "OSU-style, each rank from the barrier");
-    std::printf("cost model for the dyn shape: alpha %.3g s, beta %.3g s/byte, gap %.3g s (%s), %s forwarding\n\n",
-                model.alpha, model.beta, model.port_seconds(),
-                given ? "HERALD_ALPHA, HERALD_BETA, HERALD_GAP" : "measured between ranks 0 and 1",
+    std::printf("cost model for the dyn shape: %s (%s), %s forwarding\n\n", model_text(model).c_str(),
+                given ? "HERALD_* settings" : "measured between ranks 0 and 1",
                 endpoint.forwarding() == herald::dyn::Forwarding::serial ? "serial" : "overlapped");
     std::printf("| size | recipients | dyn shape | dynbcast | MPI_Bcast | naive loop | dyn / MPI_Bcast | dyn / naive |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");

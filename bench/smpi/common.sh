@@ -68,6 +68,18 @@ smpi_settings() {
   fi
 }
 
+# smpi_cost_model LATENCY BANDWIDTH OVERHEAD: herald's cost model of this network, as environment
+# assignments in the array smpi_model: a message crosses two links (alpha is twice LATENCY), the links
+# are shared fairly, and the overheads and eager size are the settings above.
+smpi_cost_model() {
+  local units="import sys; sys.path.insert(0, '$repo/bench/smpi'); import bcast_report as r"
+  smpi_model=(
+    HERALD_NETWORK=fair HERALD_OVERHEAD="$3" HERALD_EAGER_BYTES=65535
+    HERALD_ALPHA="$("$(smpi_python)" -c "$units; print(2 * r.seconds('$1'))")"
+    HERALD_BETA="$("$(smpi_python)" -c "$units; print(8 / r.bits_per_second('$2'))")"
+  )
+}
+
 smpi_version() {
   smpirun -version 2>&1 | grep -o -m1 '[0-9][0-9.]*' || echo '?'
 }

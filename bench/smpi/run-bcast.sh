@@ -150,15 +150,6 @@ smpi_settings "$overhead" "$poll" 0
 smpi_options+=(--cfg=smpi/wtime:0 --cfg=network/crosstraffic:0)
 bench_options=(--clock sync --repetitions "$reps" --iterations "$iterations" --warmup 1 --time-budget 0 "$@")
 
-# model_alpha LATENCY and model_beta BANDWIDTH: the cost model's seconds per message (two links) and
-# seconds per byte, from SimGrid's units ("1us", "100Gbps").
-model_alpha() {
-  "$(smpi_python)" -c "import sys; sys.path.insert(0, '$repo/bench/smpi'); import bcast_report as r; print(2 * r.seconds('$1'))"
-}
-model_beta() {
-  "$(smpi_python)" -c "import sys; sys.path.insert(0, '$repo/bench/smpi'); import bcast_report as r; print(8 / r.bits_per_second('$1'))"
-}
-
 # block_for BYTES: SMPI's shared-malloc block for a buffer of BYTES: whole MiB (so whole pages), at least one.
 block_for() {
   local mib=$((1024 * 1024))
@@ -207,7 +198,9 @@ shapes=$out/shapes.txt
 : >"$shapes"
 failures=0
 # run LABEL BYTES [smpirun options] -- [bench options]: one smpirun of one size under the time limit, for
-# the platform in $work; sets `status` (ok, failed, timeout) and adds a line to the manifest.
+# the platform in $work, with the assignments in run_env in its environment; sets `status` (ok, failed,
+# timeout) and adds a line to the manifest.
+run_env=()  # environment assignments for the next run's simulation
 run() {
   local label=$1 bytes=$2
   shift 2
@@ -229,7 +222,7 @@ run() {
   local csv=$out/runs/$name.csv started=$SECONDS rc=0
   status=ok
   # timeout signals the whole process group, so the simulation stops with smpirun.
-  timeout --kill-after=30 "$timeout" smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" \
+  env "${run_env[@]}" timeout --kill-after=30 "$timeout" smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" \
     "${smpi_options[@]}" "${extra[@]}" "$bench" "${bench_options[@]}" --sizes "$bytes" --csv "$csv" "$@" \
     >"$out/runs/$name.txt" 2>"$out/runs/$name.log" &
   simulation=$!
@@ -269,11 +262,11 @@ for topology in "${topology_list[@]}"; do
             continue
           fi
           if [[ $label == herald ]]; then
-            # auto's cost model describes this network: a message crosses two links, the links are
-            # shared fairly, and the overheads and eager size are SMPI's settings above.
-            HERALD_NETWORK=fair HERALD_OVERHEAD=$overhead HERALD_EAGER_BYTES=65535 \
-              HERALD_ALPHA=$(model_alpha "$latency") HERALD_BETA=$(model_beta "$bandwidth") \
-              run herald "$bytes" -- --algorithms "$algorithms"
+            # auto's cost model describes this network (smpi_cost_model).
+            smpi_cost_model "$latency" "$bandwidth" "$overhead"
+            run_env=("${smpi_model[@]}")
+            run herald "$bytes" -- --algorithms "$algorithms"
+            run_env=()
           else
             run "$label" "$bytes" --cfg=smpi/bcast:"${label#smpi_}" -- --algorithms native
           fi

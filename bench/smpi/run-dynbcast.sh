@@ -47,6 +47,7 @@ trap 'rm -rf "$work"' EXIT
 # decision rules.
 smpi_settings "$overhead" "$poll" "$cpu"
 options=("${smpi_options[@]}" --cfg=smpi/coll-selector:ompi)
+smpi_cost_model "$latency" "$bandwidth" "$overhead"
 
 csvs=()
 IFS=, read -r -a counts <<<"$ranks"
@@ -67,8 +68,9 @@ for p in "${counts[@]}"; do
       "--overhead $overhead --poll $poll$([[ $cpu == 1 ]] && echo ' --cpu') --reps $reps${*:+ -- $*}"
     echo
   } >"$out/$name.md"
-  # SMPI logs its configuration on stderr; the table is on stdout.
-  smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" "${options[@]}" \
+  # SMPI logs its configuration on stderr; the table is on stdout. dyn prices its tree shapes with the
+  # cost model of this network (smpi_cost_model), as a user describes theirs.
+  env "${smpi_model[@]}" smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" "${options[@]}" \
     "$bench" --clock root --sizes "$sizes" --reps "$reps" --warmup 1 --iterations 20 --large-iterations 2 \
     --csv "$out/$name.csv" "$@" 2>"$work/log" | tee -a "$out/$name.md" ||
     { cat "$work/log" >&2; die "the simulation of $p ranks failed"; }

@@ -23,13 +23,6 @@ constexpr int frames_per_pass = 64;
 // allocates nothing; at most this many of each, and frames only up to a size worth keeping.
 constexpr std::size_t spare_limit = 64;
 constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
-// Payload pieces from this size on are bulk: at most max_bulk_streams of them are on the wire to one
-// destination at a time, the next leaving as one completes. A network moves the messages of one peer one
-// after the other anyway; handing it a whole pipeline's segments at once would only let them share the
-// link (as TCP connections or simulated flows do), so that all arrive late together and a forwarder could
-// pass none on early. Two keep the link busy across the completion of one.
-constexpr std::size_t bulk_bytes = 64 * 1024;
-constexpr int max_bulk_streams = 2;
 
 }  // namespace
 

@@ -24,6 +24,8 @@
 
 #include <herald/dyn/wire.hpp>
 
+#include "bulk.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -54,7 +56,7 @@ class Channel {
     std::size_t slot_bytes = 16 * 1024;
     // Bytes of one group's bulk pieces (see post()) on the wire from this rank at once, over all the ranks
     // they go to; a piece always leaves when none of its group is on the wire. 0: no bound.
-    std::size_t window = 512 * 1024;
+    std::size_t window = default_bulk_window;
   };
 
   static constexpr int slot_count = 8;
@@ -171,7 +173,7 @@ class Channel {
   bool complete_transfers();
   bool start_sends();
   void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
-  // Puts a payload on the wire in pieces of at most max_piece; see bulk_bytes in channel.cpp.
+  // Puts a payload on the wire in pieces of at most max_piece; see bulk.hpp.
   void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer,
                     std::uint64_t group);
   std::size_t& group_bytes(std::uint64_t group);  // bytes of `group`'s bulk pieces on the wire

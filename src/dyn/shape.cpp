@@ -6,11 +6,15 @@
 // (Forwarding::serial), so a shape is also priced by its busiest rank's serial work; the price is the
 // larger of the two. Binomial, the original dynamic broadcast's tree, is the first choice; another shape
 // replaces the choice so far when it is cheaper, and when it is deeper by a clear margin: the model leaves
-// out the cost of polling and forwarding, which grows with the number of forwarders and hops.
+// out the cost of polling and forwarding, which grows with the number of forwarders and hops, and the
+// single-port network also leaves out that a rank's copies share its link. A model of a fair-sharing
+// network is priced with the channel's send window, so its margin is small.
 #include <herald/algorithms.hpp>
 #include <herald/dyn/route.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
+
+#include "bulk.hpp"
 
 #include <algorithm>
 #include <array>
@@ -33,8 +37,19 @@ struct Price {
   double pipelined = std::numeric_limits<double>::infinity();
 };
 
+// How the channel puts one broadcast's copies on the wire, for a network that shares links: pieces
+// below bulk size all leave at once, bulk ones under the group's byte window, at most max_bulk_streams
+// to one rank. (The single-port network ignores the window: a port carries one message at a time.)
+SendWindow channel_window(const Schedule& schedule) {
+  const Problem& p = schedule.problem;
+  const std::size_t piece = p.parameters.segment && p.parameters.segment < p.bytes ? p.parameters.segment : p.bytes;
+  if (piece < bulk_bytes) return {.per_rank = std::max(p.ranks, 1), .per_peer = std::max(p.ranks, 1)};
+  const auto fit = static_cast<int>(std::clamp<std::size_t>(default_bulk_window / piece, 1, 1 << 20));
+  return {.per_rank = fit, .per_peer = std::min(fit, max_bulk_streams)};
+}
+
 Price price_of(const Schedule& schedule, const CostModel& model, Forwarding forwarding) {
-  const Simulation sim = simulate(schedule, model);
+  const Simulation sim = simulate(schedule, model, channel_window(schedule));
   if (!sim.delivered) return {};
   const double serial = forwarding == Forwarding::serial ? serial_work(schedule, model) : 0.0;
   return {std::max(sim.predicted_seconds, serial), sim.predicted_seconds};
@@ -84,10 +99,13 @@ Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostM
 }  // namespace
 
 double serial_work(const Schedule& schedule, const CostModel& model) {
+  // What a message costs its rank besides its bytes: on the fair-sharing network its overhead (alpha
+  // there is latency, which overlaps), on single ports the time it holds the port.
+  const double per_message = model.network == Network::fair_sharing ? model.overhead : model.port_seconds();
   double busiest = 0;
   for (const Program& program : schedule.programs) {
     double work = 0;
-    for (const Step& step : program) work += model.port_seconds() + model.beta * static_cast<double>(step.range.length);
+    for (const Step& step : program) work += per_message + model.beta * static_cast<double>(step.range.length);
     busiest = std::max(busiest, work);
   }
   return busiest;
@@ -105,7 +123,12 @@ double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding f
   return price_of(schedule, model, forwarding).price;
 }
 
+double shape_margin_for(const CostModel& model) {
+  return model.network == Network::fair_sharing ? shared_link_shape_margin : shape_margin;
+}
+
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forwarding forwarding) {
+  const double margin = shape_margin_for(model);
   if (group < 1) throw Error(Errc::invalid_argument, "a broadcast group of " + std::to_string(group) + " ranks");
   const AlgorithmInfo& binomial = find_algorithm("binomial");
   Shape best = cheapest(binomial, group, bytes, model, forwarding);
@@ -118,8 +141,8 @@ Shape choose_shape(int group, std::size_t bytes, const CostModel& model, Forward
     // it so, and one as deep when cheaper (by more than rounding: between equal prices, as all trees over
     // two ranks are one edge, the earlier choice stays).
     Shape s = cheapest(a, group, bytes, model, forwarding);
-    const bool better = *depth > best_depth   ? s.predicted_seconds <= best.predicted_seconds * shape_margin
-                        : *depth < best_depth ? best.predicted_seconds > s.predicted_seconds * shape_margin
+    const bool better = *depth > best_depth   ? s.predicted_seconds <= best.predicted_seconds * margin
+                        : *depth < best_depth ? best.predicted_seconds > s.predicted_seconds * margin
                                               : s.predicted_seconds < best.predicted_seconds * (1 - 1e-9);
     if (better) {
       best = std::move(s);

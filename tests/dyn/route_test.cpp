@@ -305,6 +305,51 @@ TEST(Shape, ShallowerTreesWinWhenMessagesCanOverlap) {
   }
 }
 
+TEST(Shape, SharedLinksCarryTheCopiesAsTheChannelSendsThem) {
+  // Binomial over 3 ranks: the root sends to both others. Below the bulk size the channel posts both
+  // copies at once, so they share the root's link and both arrive at alpha + 2 n beta; a bulk message
+  // larger than the send window leaves one copy at a time (a non-eager send completes on arrival), the
+  // second arriving at 2 (alpha + n beta).
+  const CostModel fair{.alpha = 2e-6, .beta = 1e-9, .network = Network::fair_sharing};
+  const auto binomial = [](std::size_t bytes) {
+    return make_schedule(find_algorithm("binomial"), {.ranks = 3, .root = 0, .bytes = bytes});
+  };
+  const auto beta = [&](std::size_t bytes) { return fair.beta * static_cast<double>(bytes); };
+  const std::size_t small = 16 * 1024;
+  const std::size_t bulk = std::size_t{1} << 20;
+  EXPECT_NEAR(shape_cost(binomial(small), fair, Forwarding::overlapped), fair.alpha + 2 * beta(small), 1e-12);
+  EXPECT_NEAR(shape_cost(binomial(bulk), fair, Forwarding::overlapped), 2 * (fair.alpha + beta(bulk)), 1e-12);
+  // The single-port network carries one message per port at a time whatever the window.
+  const CostModel ports{.alpha = 2e-6, .beta = 1e-9, .gap = 0};
+  EXPECT_NEAR(shape_cost(binomial(small), ports, Forwarding::overlapped), ports.alpha + 2 * beta(small), 1e-12);
+}
+
+TEST(Shape, SharedLinksKeepSmallMessagesInShallowTrees) {
+  // 1 KiB to 9 recipients on a 10 Gbit/s network of 2 us. On single ports with a small gap the root's
+  // copies leave one after the other, so a k-nomial's first children forward early and it looks
+  // cheapest; where the copies share the root's link they all arrive late together, and the loop of
+  // sends is cheaper than any deeper tree. The margin is smaller there, as the model is closer.
+  const CostModel ports{.alpha = 2e-6, .beta = 8e-10, .gap = 2e-8};
+  const CostModel fair{.alpha = 2e-6, .beta = 8e-10, .network = Network::fair_sharing, .eager_bytes = 65535};
+  EXPECT_NE(choose_shape(10, 1024, ports, Forwarding::overlapped).algorithm, "linear");
+  const Shape shared = choose_shape(10, 1024, fair, Forwarding::overlapped);
+  EXPECT_EQ(shared.algorithm, "linear");
+  EXPECT_EQ(shared.segment, 0u);
+  for (const char* deeper : {"binomial", "knomial", "binary"}) {
+    const Schedule tree = make_schedule(find_algorithm(deeper), {.ranks = 10, .root = 0, .bytes = 1024});
+    EXPECT_GT(shape_cost(tree, fair, Forwarding::overlapped), shared_link_shape_margin * shared.predicted_seconds)
+        << deeper;
+  }
+  EXPECT_LT(shape_margin_for(ports), shape_margin_for(fair));
+}
+
+TEST(Shape, SerialWorkOnSharedLinksCountsTheOverhead) {
+  // On the fair-sharing network alpha is latency, which overlaps; a message costs its rank the overhead.
+  const CostModel fair{.alpha = 5e-6, .beta = 1e-9, .network = Network::fair_sharing, .overhead = 1e-7};
+  const Schedule linear = make_schedule(find_algorithm("linear"), {.ranks = 4, .root = 0, .bytes = 1000});
+  EXPECT_NEAR(serial_work(linear, fair), 3 * (1e-7 + 1e-6), 1e-15);
+}
+
 TEST(Shape, ForwardingFromTheEnvironment) {
   ::setenv("HERALD_DYN_FORWARDING", "overlapped", 1);
   EXPECT_EQ(forwarding_from_environment(), Forwarding::overlapped);

@@ -77,7 +77,8 @@ struct Shape {
 };
 
 // The busiest rank's serial work: the sum of gap + bytes * beta over all its steps, sends and receives,
-// as if one core moved every byte it receives and sends, one message at a time.
+// as if one core moved every byte it receives and sends, one message at a time (on the fair-sharing
+// network, overhead + bytes * beta).
 double serial_work(const Schedule& schedule, const CostModel& model);
 
 // How a forwarding rank moves bytes. `overlapped`: a network card moves them, so a rank receives segment
@@ -88,15 +89,23 @@ enum class Forwarding { overlapped, serial };
 // HERALD_DYN_FORWARDING ("serial" or "overlapped"), if set; throws Error(invalid_argument) on another value.
 std::optional<Forwarding> forwarding_from_environment();
 
-// The price choose_shape() puts on a schedule: the simulator's single-port time, and with serial
-// forwarding at least serial_work(); infinite if the schedule does not deliver.
+// The price choose_shape() puts on a schedule: the simulator's time on the model's network, and with
+// serial forwarding at least serial_work(); infinite if the schedule does not deliver. On the
+// fair-sharing network, sends leave as dyn's channel lets them: a rank's copies of a piece under 64 KiB
+// all at once, bulk pieces at most 512 KiB of them at a time.
 double shape_cost(const Schedule& schedule, const CostModel& model, Forwarding forwarding = Forwarding::serial);
 
 // The smallest segment size choose_shape() tries: it never segments a message of at most this many bytes.
 inline constexpr std::size_t smallest_shape_segment = 64 * 1024;
 
 // Of two trees, the deeper is preferred only when its price is at most this fraction of the shallower's.
+// The single-port network leaves out that a rank's copies of a message share its link, which favours
+// deep trees, and the forwarding cost of each hop; the fair-sharing network leaves out only the latter
+// (about 0.2 us of a 3 us hop, measured under SimGrid).
 inline constexpr double shape_margin = 0.8;
+inline constexpr double shared_link_shape_margin = 0.97;
+// The margin for `model`'s network.
+double shape_margin_for(const CostModel& model);
 // Segment sizes of one algorithm priced within this fraction of its cheapest count as equal; the one with
 // the lowest single-port time (the best pipeline) is taken.
 inline constexpr double segment_tie = 0.05;
@@ -105,8 +114,8 @@ inline constexpr double segment_tie = 0.05;
 // algorithm unsegmented and at a few segment sizes, with shape_cost() (sizes within segment_tie of an
 // algorithm's cheapest are equal, and the best pipeline among them is its choice). Starts from binomial
 // and goes through the table: an algorithm's cheapest shape replaces the choice so far when it costs
-// less and its tree is as deep, when it costs at most shape_margin times as much and its tree is deeper,
-// or when its tree is shallower and the choice does not cost at most shape_margin times as much as it.
+// less and its tree is as deep, when it costs at most shape_margin_for(model) times as much and its tree
+// is deeper, or when its tree is shallower and the choice does not cost at most that fraction of it.
 // predicted_seconds is the returned shape's price.
 Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {},
                    Forwarding forwarding = Forwarding::serial);
