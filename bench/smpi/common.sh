@@ -80,6 +80,12 @@ smpi_cost_model() {
   )
 }
 
+# smpi_deadlocked LOG: true when SimGrid found the simulated ranks deadlocked (it then ends the simulation with
+# status 0, its report in LOG).
+smpi_deadlocked() {
+  grep -q 'Deadlock detected' "$1"
+}
+
 smpi_version() {
   smpirun -version 2>&1 | grep -o -m1 '[0-9][0-9.]*' || echo '?'
 }

@@ -231,9 +231,11 @@ run() {
   if ((rc == 124 || rc == 137)); then
     status=timeout
     echo "$script: $name: stopped after $timeout s (--timeout); its larger sizes are skipped" >&2
-  elif ((rc != 0)); then
+  elif ((rc != 0)) || smpi_deadlocked "$out/runs/$name.log"; then
     status=failed
-    echo "$script: $name: failed (status $rc); the end of its log ($out/runs/$name.log):" >&2
+    local why="status $rc"
+    if ((rc == 0)); then why="SimGrid found its ranks deadlocked"; fi
+    echo "$script: $name: failed ($why); the end of its log ($out/runs/$name.log):" >&2
     grep -v '\[xbt_cfg/INFO\]' "$out/runs/$name.log" | tail -5 >&2
   fi
   # herald's runs must finish; SMPI's own algorithms failing is SimGrid's matter (reported, not fatal).

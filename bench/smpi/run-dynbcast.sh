@@ -74,6 +74,10 @@ for p in "${counts[@]}"; do
     "$bench" --clock root --sizes "$sizes" --reps "$reps" --warmup 1 --iterations 20 --large-iterations 2 \
     --csv "$out/$name.csv" "$@" 2>"$work/log" | tee -a "$out/$name.md" ||
     { cat "$work/log" >&2; die "the simulation of $p ranks failed"; }
+  if smpi_deadlocked "$work/log"; then
+    grep -v '\[xbt_cfg/INFO\]' "$work/log" >&2
+    die "the simulation of $p ranks deadlocked"
+  fi
   csvs+=("$out/$name.csv")
 done
 "$(smpi_python)" "$repo/bench/dyn/plot_dynbcast.py" "${csvs[@]}" -o "$out/smpi-dynbcast.png" \
