@@ -1,0 +1,173 @@
+// Reading and writing tuning files (include/herald/tuning.hpp); the schema is in docs/tuning.md.
+#include <herald/algorithms.hpp>
+#include <herald/error.hpp>
+#include <herald/tuning.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace herald {
+namespace {
+
+using nlohmann::json;
+
+// Reads one file; every failure names the file and the field.
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(Errc::invalid_argument, "tuning file '" + source_ + "': " + what);
+  }
+
+  const json& field(const json& object, const char* name, const std::string& where) const {
+    if (!object.is_object()) fail(where + " is not an object");
+    const auto it = object.find(name);
+    if (it == object.end()) fail(where + " has no \"" + name + "\"");
+    return *it;
+  }
+
+  double seconds(const json& object, const char* name, const std::string& where, bool positive) const {
+    const json& v = field(object, name, where);
+    if (!v.is_number()) fail(where + "." + name + " is not a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < 0 || (positive && x == 0))
+      fail(where + "." + name + " must be " + (positive ? "positive" : "non-negative") + ", not " + v.dump());
+    return x;
+  }
+
+  std::size_t count(const json& object, const char* name, const std::string& where) const {
+    const json& v = field(object, name, where);
+    if (!v.is_number_unsigned()) fail(where + "." + name + " is not a non-negative integer");
+    return v.get<std::size_t>();
+  }
+
+  int positive_int(const json& object, const char* name, const std::string& where) const {
+    const std::size_t n = count(object, name, where);
+    if (n < 1 || n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      fail(where + "." + name + " must be a positive int, not " + std::to_string(n));
+    return static_cast<int>(n);
+  }
+
+  std::string text(const json& object, const char* name, const std::string& where) const {
+    const json& v = field(object, name, where);
+    if (!v.is_string()) fail(where + "." + name + " is not a string");
+    return v.get<std::string>();
+  }
+
+  CostModel model(const json& v, const std::string& where) const {
+    return {.alpha = seconds(v, "alpha", where, true),
+            .beta = seconds(v, "beta", where, true),
+            .gap = seconds(v, "gap", where, false)};
+  }
+
+ private:
+  std::string source_;
+};
+
+json model_json(const CostModel& m) { return {{"alpha", m.alpha}, {"beta", m.beta}, {"gap", m.port_seconds()}}; }
+
+}  // namespace
+
+Tuning parse_tuning(std::string_view text, std::string_view source) {
+  const Reader r(source);
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    r.fail(std::string("not JSON: ") + e.what());
+  }
+  const std::size_t version = r.count(doc, "tuning_version", "the file");
+  if (version != tuning_version)
+    r.fail("tuning_version " + std::to_string(version) + ", but this herald reads version " +
+           std::to_string(tuning_version) + ": measure again with this herald's herald-tune");
+  Tuning t;
+  const json& layout = r.field(doc, "layout", "the file");
+  t.layout = {.mpi_library = r.text(layout, "mpi_library", "layout"),
+              .ranks = r.positive_int(layout, "ranks", "layout"),
+              .ranks_per_node = r.positive_int(layout, "ranks_per_node", "layout")};
+  const json& model = r.field(doc, "model", "the file");
+  t.intra_node = r.model(r.field(model, "intra_node", "model"), "model.intra_node");
+  if (const auto it = model.find("inter_node"); it != model.end() && !it->is_null())
+    t.inter_node = r.model(*it, "model.inter_node");
+  const json& cells = r.field(doc, "cells", "the file");
+  if (!cells.is_array()) r.fail("cells is not an array");
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const json& c = cells[i];
+    const std::string where = "cells[" + std::to_string(i) + "]";
+    TuningCell cell{.ranks = r.positive_int(c, "ranks", where),
+                    .bytes = r.count(c, "bytes", where),
+                    .algorithm = r.text(c, "algorithm", where),
+                    .parameters = {.segment = r.count(c, "segment", where),
+                                   .fanout = static_cast<int>(r.count(c, "fanout", where)),
+                                   .radix = static_cast<int>(r.count(c, "radix", where))},
+                    .seconds = r.seconds(c, "seconds", where, false),
+                    .native_seconds = r.seconds(c, "native_seconds", where, false)};
+    if (cell.algorithm != "native") {
+      try {
+        find_algorithm(cell.algorithm);
+      } catch (const Error&) {
+        r.fail(where + ".algorithm '" + cell.algorithm + "' is not an algorithm of this herald");
+      }
+    }
+    t.cells.push_back(std::move(cell));
+  }
+  std::ranges::sort(t.cells, {}, [](const TuningCell& c) { return std::pair{c.ranks, c.bytes}; });
+  for (std::size_t i = 1; i < t.cells.size(); ++i)
+    if (t.cells[i].ranks == t.cells[i - 1].ranks && t.cells[i].bytes == t.cells[i - 1].bytes)
+      r.fail("two cells for " + std::to_string(t.cells[i].ranks) + " ranks and " + std::to_string(t.cells[i].bytes) +
+             " bytes");
+  return t;
+}
+
+std::string tuning_json(const Tuning& t) {
+  json cells = json::array();
+  for (const TuningCell& c : t.cells)
+    cells.push_back({{"ranks", c.ranks},
+                     {"bytes", c.bytes},
+                     {"algorithm", c.algorithm},
+                     {"segment", c.parameters.segment},
+                     {"fanout", c.parameters.fanout},
+                     {"radix", c.parameters.radix},
+                     {"seconds", c.seconds},
+                     {"native_seconds", c.native_seconds}});
+  const json doc = {
+      {"tuning_version", tuning_version},
+      {"layout",
+       {{"mpi_library", t.layout.mpi_library}, {"ranks", t.layout.ranks}, {"ranks_per_node", t.layout.ranks_per_node}}},
+      {"model",
+       {{"intra_node", model_json(t.intra_node)},
+        {"inter_node", t.inter_node ? model_json(*t.inter_node) : json(nullptr)}}},
+      {"cells", cells}};
+  return doc.dump(2) + "\n";
+}
+
+const TuningCell* find_cell(const Tuning& t, int ranks, std::size_t bytes) {
+  const TuningCell* best = nullptr;
+  double best_distance = 1.0;  // |log2 ratio| at most 1: within a factor of two
+  for (const TuningCell& c : t.cells) {
+    if (c.ranks != ranks) continue;
+    // Sizes compared from 1 byte, so that 0 bytes is nearest the smallest cell.
+    const double distance = std::abs(std::log2(static_cast<double>(std::max<std::size_t>(bytes, 1))) -
+                                     std::log2(static_cast<double>(std::max<std::size_t>(c.bytes, 1))));
+    if (distance <= best_distance && (!best || distance < best_distance)) {
+      best = &c;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::optional<std::string> layout_mismatch(const TuningLayout& file, const TuningLayout& job) {
+  if (file.mpi_library != job.mpi_library)
+    return "measured with '" + file.mpi_library + "', but this job runs '" + job.mpi_library + "'";
+  if (job.ranks_per_node != 0 && file.ranks_per_node != job.ranks_per_node)
+    return "measured with " + std::to_string(file.ranks_per_node) + " ranks per node, but this job has " +
+           std::to_string(job.ranks_per_node);
+  return std::nullopt;
+}
+
+}  // namespace herald
