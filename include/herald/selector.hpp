@@ -4,6 +4,8 @@
 #include <herald/algorithms.hpp>
 #include <herald/simulator.hpp>
 
+#include <vector>
+
 namespace herald {
 
 // What "auto" runs: an algorithm, the parameters it was priced with, and its closed-form time.
@@ -19,6 +21,10 @@ struct Choice {
 // earlier table entry. Pure and deterministic; its cost does not grow with P.
 Choice choose_algorithm(const Problem& problem, const CostModel& model);
 
+// Every algorithm of the table at its cheapest parameters as choose_algorithm() prices them, cheapest
+// first (ties in table order): its first entry is choose_algorithm()'s choice, the rest the runners-up.
+std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model);
+
 // The algorithm choose_algorithm() picks.
 const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model);
 
@@ -27,5 +33,7 @@ const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& m
 // unset ones keep values measured on a shared-memory node (docs/configuration.md). Throws
 // Error(invalid_argument) naming the variable on a bad value.
 CostModel cost_model_from_environment();
+// The same over `base` (a tuning file's model): each variable set replaces its value.
+CostModel cost_model_from_environment(const CostModel& base);
 
 }  // namespace herald

@@ -3,7 +3,9 @@
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace herald {
 
@@ -14,36 +16,45 @@ constexpr std::size_t largest_candidate = 16 * 1024 * 1024;
 
 }  // namespace
 
-Choice choose_algorithm(const Problem& problem, const CostModel& model) {
+std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model) {
   validate(problem);
-  Choice best{&algorithms().front(), with_defaults(algorithms().front(), problem).parameters, 0.0};
-  if (problem.ranks < 2 || problem.bytes == 0) return best;  // nothing moves: every algorithm is free
-  bool first = true;
-  auto consider = [&](const AlgorithmInfo& a, const Problem& p) {
-    const double seconds = a.cost(p, model);
-    if (first || seconds < best.seconds) best = {&a, p.parameters, seconds};
-    first = false;
-  };
+  std::vector<Choice> ranked;
   for (const AlgorithmInfo& a : algorithms()) {
     const Problem given = with_defaults(a, problem);
-    consider(a, given);
-    if (!a.reads_segment || problem.parameters.segment != 0 || a.defaults.segment == 0) continue;
-    for (std::size_t segment = smallest_candidate; segment <= largest_candidate && segment < problem.bytes;
-         segment *= 2) {
-      Problem candidate = given;
-      candidate.parameters.segment = segment;
-      consider(a, candidate);
+    // Nothing moves: every algorithm is free.
+    if (problem.ranks < 2 || problem.bytes == 0) {
+      ranked.push_back({&a, given.parameters, 0.0});
+      continue;
     }
+    Choice best{&a, given.parameters, a.cost(given, model)};
+    if (a.reads_segment && problem.parameters.segment == 0 && a.defaults.segment != 0) {
+      for (std::size_t segment = smallest_candidate; segment <= largest_candidate && segment < problem.bytes;
+           segment *= 2) {
+        Problem candidate = given;
+        candidate.parameters.segment = segment;
+        const double seconds = a.cost(candidate, model);
+        if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
+      }
+    }
+    ranked.push_back(best);
   }
-  return best;
+  // Ties keep the table's order.
+  std::ranges::stable_sort(ranked, {}, &Choice::seconds);
+  return ranked;
+}
+
+Choice choose_algorithm(const Problem& problem, const CostModel& model) {
+  return rank_algorithms(problem, model).front();
 }
 
 const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model) {
   return *choose_algorithm(problem, model).algorithm;
 }
 
-CostModel cost_model_from_environment() {
-  CostModel model{.alpha = 1.0e-6, .beta = 1.0e-10};
+CostModel cost_model_from_environment() { return cost_model_from_environment({.alpha = 1.0e-6, .beta = 1.0e-10}); }
+
+CostModel cost_model_from_environment(const CostModel& base) {
+  CostModel model = base;
   auto seconds = [](const std::string& text, const char* name) { return parse_seconds(text, name); };
 
   if (auto v = environment("HERALD_ALPHA")) model.alpha = seconds(*v, "HERALD_ALPHA");

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 namespace herald {
@@ -93,7 +94,9 @@ TEST(Choice, CloseToTheSimulatorsBest) {
 TEST(Choice, KeepsTheCallersSegmentAndPricesCandidatesOtherwise) {
   const Problem fixed{.ranks = 64, .root = 0, .bytes = std::size_t{1} << 24, .parameters = {.segment = 12345}};
   const Choice kept = choose_algorithm(fixed, ports);
-  if (kept.algorithm->reads_segment) EXPECT_EQ(kept.parameters.segment, 12345u);
+  if (kept.algorithm->reads_segment) {
+    EXPECT_EQ(kept.parameters.segment, 12345u);
+  }
   const Choice free = choose_algorithm({.ranks = 64, .root = 0, .bytes = std::size_t{1} << 24}, ports);
   EXPECT_TRUE(free.algorithm->reads_segment) << free.algorithm->name;
   EXPECT_GT(free.parameters.segment, 0u);
@@ -119,6 +122,22 @@ TEST(Choice, FollowsTheModelsBandwidth) {
                 small.algorithm->name == "knomial")
         << small.algorithm->name;
   }
+}
+
+TEST(Choice, RankedListStartsWithTheChoiceAndHoldsEveryAlgorithmOnce) {
+  const CostModel model{.alpha = 2e-6, .beta = 1e-9, .gap = 1e-7};
+  for (int ranks : {2, 3, 8, 64})
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{1000}, std::size_t{1} << 20, std::size_t{1} << 26}) {
+      const Problem p{.ranks = ranks, .root = 0, .bytes = bytes};
+      const std::vector<Choice> ranked = rank_algorithms(p, model);
+      ASSERT_EQ(ranked.size(), algorithms().size());
+      const Choice chosen = choose_algorithm(p, model);
+      EXPECT_EQ(ranked.front().algorithm, chosen.algorithm) << ranks << " ranks, " << bytes << " bytes";
+      EXPECT_EQ(ranked.front().parameters, chosen.parameters);
+      for (std::size_t i = 1; i < ranked.size(); ++i) EXPECT_LE(ranked[i - 1].seconds, ranked[i].seconds);
+      std::set<const AlgorithmInfo*> seen;
+      for (const Choice& c : ranked) EXPECT_TRUE(seen.insert(c.algorithm).second) << c.algorithm->name;
+    }
 }
 
 }  // namespace

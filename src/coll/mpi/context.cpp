@@ -1,8 +1,11 @@
 #include "context.hpp"
 
+#include "tuning_file.hpp"
+
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 
+#include <cstdio>
 #include <functional>
 
 namespace herald::mpi {
@@ -141,7 +144,14 @@ Context::Context() : message_limit_(max_message_bytes) {
     default_algorithm_ = environment("HERALD_ALGORITHM").value_or("auto");
     if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
     parameters_ = parameters_from_environment();
-    model_ = cost_model_from_environment();
+    tuning_ = tuning_from_environment();
+    // A job across nodes prices every flat algorithm with the slower, inter-node model.
+    const TuningLayout job = job_layout();
+    const bool spans_nodes = job.ranks_per_node > 0 && job.ranks > job.ranks_per_node;
+    model_ = tuning_ ? cost_model_from_environment(spans_nodes && tuning_->inter_node ? *tuning_->inter_node
+                                                                                    : tuning_->intra_node)
+                     : cost_model_from_environment();
+    verbose_ = environment("HERALD_VERBOSE").value_or("0") == "1";
     window_ = send_window_from_environment();
     if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
       message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");
@@ -188,6 +198,38 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   last_comm_ = user;
   last_state_ = *handle;
   return *handle.release();  // the attribute owns the handle from here on
+}
+
+void Context::explain(const Problem& problem, const TuningCell* cell) {
+  if (!verbose_ || problem.ranks < 2 || problem.bytes == 0) return;  // nothing moves: nothing to choose
+  if (!explained_.insert({problem.ranks, problem.bytes}).second) return;
+  const auto parameters = [](const Parameters& p) {
+    std::string text;
+    if (p.segment) text += " segment " + std::to_string(p.segment);
+    if (p.fanout) text += " fanout " + std::to_string(p.fanout);
+    if (p.radix) text += " radix " + std::to_string(p.radix);
+    return text;
+  };
+  if (cell) {
+    std::fprintf(stderr, "herald auto: %d ranks, %zu bytes: %s%s, measured %.2f us (native %.2f us) for %zu bytes in the tuning file\n",
+                 problem.ranks, problem.bytes, cell->algorithm.c_str(), parameters(cell->parameters).c_str(),
+                 cell->seconds * 1e6, cell->native_seconds * 1e6, cell->bytes);
+    return;
+  }
+  const std::vector<Choice> ranked = rank_algorithms(problem, model_);
+  std::string text = "herald auto: " + std::to_string(problem.ranks) + " ranks, " + std::to_string(problem.bytes) +
+                     " bytes: " + std::string(ranked.front().algorithm->name) + parameters(ranked.front().parameters);
+  char figures[160];
+  std::snprintf(figures, sizeof figures, ", predicted %.2f us (alpha %.3g s, beta %.3g s/byte, gap %.3g s%s); then",
+                ranked.front().seconds * 1e6, model_.alpha, model_.beta, model_.port_seconds(),
+                tuning_ ? ", from the tuning file" : "");
+  text += figures;
+  for (std::size_t i = 1; i < ranked.size() && i < 4; ++i) {
+    std::snprintf(figures, sizeof figures, "%s %s %.2f us", i > 1 ? "," : "", std::string(ranked[i].algorithm->name).c_str(),
+                  ranked[i].seconds * 1e6);
+    text += figures;
+  }
+  std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 const AlgorithmInfo* Context::algorithm(std::string_view name, bool& native) {

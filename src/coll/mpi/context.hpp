@@ -11,11 +11,13 @@
 #include "plan.hpp"
 
 #include <herald/simulator.hpp>
+#include <herald/tuning.hpp>
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -138,6 +140,14 @@ class Context {
   const std::string& default_algorithm() const noexcept { return default_algorithm_; }
   const Parameters& parameters() const noexcept { return parameters_; }
   const CostModel& cost_model() const noexcept { return model_; }
+  // The measured cell of the tuning file (HERALD_TUNING_FILE) "auto" takes for `ranks` and `bytes`, or
+  // nullptr where the file has none (or there is no file): the cost model decides there.
+  const TuningCell* measured(int ranks, std::size_t bytes) const {
+    return tuning_ ? find_cell(*tuning_, ranks, bytes) : nullptr;
+  }
+  // HERALD_VERBOSE=1: prints to stderr, once per (ranks, bytes), what "auto" runs and why: the measured
+  // cell, or the cost model's prediction and runners-up. Called on the communicator's rank 0 only.
+  void explain(const Problem& problem, const TuningCell* cell);
   std::size_t message_limit() const noexcept { return message_limit_; }
   const SendWindow& send_window() const noexcept { return window_; }
 
@@ -149,6 +159,9 @@ class Context {
   std::string default_algorithm_;
   Parameters parameters_;
   CostModel model_;
+  std::optional<Tuning> tuning_;
+  bool verbose_ = false;
+  std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
   SendWindow window_;
   std::size_t message_limit_;
   std::optional<Error> settings_error_;

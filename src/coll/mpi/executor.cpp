@@ -305,6 +305,19 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
   call.key.root = root;
   call.key.bytes = buffer.size();
   call.key.parameters = merge(options.parameters, context.parameters());
+  if (!call.key.algorithm && !call.native) {
+    // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
+    // rank decides alike), else the cost model, in CommState::plan().
+    const TuningCell* cell = context.measured(ranks, buffer.size());
+    if (cell && cell->algorithm == "native") {
+      call.native = true;
+    } else if (cell) {
+      call.key.algorithm = &find_algorithm(cell->algorithm);
+      call.key.parameters = merge(call.key.parameters, cell->parameters);
+    }
+    if (slot.state->rank() == 0)
+      context.explain({.ranks = ranks, .root = root, .bytes = buffer.size(), .parameters = call.key.parameters}, cell);
+  }
   validate({.ranks = ranks, .root = root, .bytes = buffer.size(), .parameters = call.key.parameters});
   return call;
 }
@@ -475,6 +488,7 @@ std::string resolve_algorithm(const Options& options, int ranks, std::size_t byt
   bool native = false;
   if (const AlgorithmInfo* named = context.algorithm(options.algorithm, native)) return std::string(named->name);
   if (native) return "native";
+  if (const TuningCell* cell = context.measured(ranks, bytes)) return cell->algorithm;
   const Problem problem{.ranks = ranks, .root = 0, .bytes = bytes,
                         .parameters = merge(options.parameters, context.parameters())};
   return std::string(select_algorithm(problem, context.cost_model()).name);

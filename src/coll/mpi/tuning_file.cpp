@@ -1,0 +1,69 @@
+#include "tuning_file.hpp"
+
+#include "../../core/mpi/check.hpp"
+
+#include <herald/config.hpp>
+#include <herald/error.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace herald::mpi {
+namespace {
+
+int launcher_ranks_per_node() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+    if (const auto text = environment(name)) {
+      char* end = nullptr;
+      const long n = std::strtol(text->c_str(), &end, 10);
+      if (end != text->c_str() && *end == '\0' && n > 0) return static_cast<int>(n);
+    }
+  }
+  return 0;
+}
+
+Tuning read_checked(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(Errc::invalid_argument, "tuning file '" + path + "' (HERALD_TUNING_FILE) cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  Tuning tuning = parse_tuning(text.str(), path);
+  if (const auto problem = layout_mismatch(tuning.layout, job_layout()))
+    throw Error(Errc::invalid_argument, "tuning file '" + path + "': " + *problem +
+                                            "; measure this machine with herald-tune, or set HERALD_TUNING_FALLBACK=1");
+  return tuning;
+}
+
+}  // namespace
+
+TuningLayout job_layout() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  HERALD_MPI(MPI_Get_library_version(version, &length));
+  std::string library(version, static_cast<std::size_t>(length));
+  library = library.substr(0, library.find_first_of("\n,"));
+  while (!library.empty() && (library.back() == ' ' || library.back() == '\t' || library.back() == '\0'))
+    library.pop_back();
+  int ranks = 0;
+  HERALD_MPI(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
+  return {.mpi_library = library, .ranks = ranks, .ranks_per_node = launcher_ranks_per_node()};
+}
+
+std::optional<Tuning> tuning_from_environment() {
+  const auto path = environment("HERALD_TUNING_FILE");
+  if (!path || path->empty()) return std::nullopt;
+  try {
+    return read_checked(*path);
+  } catch (const Error& e) {
+    if (environment("HERALD_TUNING_FALLBACK").value_or("0") != "1") throw;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "herald: %s; going on without it (HERALD_TUNING_FALLBACK=1)\n", e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace herald::mpi

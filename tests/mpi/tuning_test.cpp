@@ -1,0 +1,123 @@
+// A tuning file under real processes. HERALD_TEST_TUNING_MODE says which file rank 0 writes (at
+// HERALD_TEST_TUNING_PATH) before the first herald call reads it:
+//   measured   this job's layout, cells forcing chain at 1 KiB and native at 64 KiB: auto runs those
+//   version    tuning_version 2: every call refuses, naming the file
+//   other_mpi  another MPI library: every call refuses, naming both libraries
+//   fallback   the other MPI's file with HERALD_TUNING_FALLBACK=1: auto runs on the cost model
+#include <herald/bcast.hpp>
+#include <herald/error.hpp>
+#include <herald/tuning.hpp>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// This job as herald records it: the MPI library's first line, the world size, the launcher's ranks per node.
+herald::TuningLayout this_job() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string library(version, static_cast<std::size_t>(length));
+  library = library.substr(0, library.find_first_of("\n,"));
+  while (!library.empty() && (library.back() == ' ' || library.back() == '\t' || library.back() == '\0'))
+    library.pop_back();
+  int ranks = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int per_node = 0;
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (!env(name).empty()) per_node = std::atoi(env(name).c_str());
+  return {.mpi_library = library, .ranks = ranks, .ranks_per_node = per_node > 0 ? per_node : ranks};
+}
+
+// Rank 0 writes the file of this mode; every rank then points HERALD_TUNING_FILE at it.
+void write_file(const std::string& mode, const std::string& path) {
+  int me = 0, P = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (me == 0) {
+    herald::Tuning t;
+    t.layout = this_job();
+    if (mode == "other_mpi" || mode == "fallback") t.layout.mpi_library = "Other MPI 1.0";
+    t.intra_node = {.alpha = 5e-7, .beta = 2e-10, .gap = 1e-7};
+    t.cells = {{.ranks = P, .bytes = 1024, .algorithm = "chain", .parameters = {.segment = 256}, .seconds = 1e-6},
+               {.ranks = P, .bytes = 65536, .algorithm = "native", .seconds = 1e-5}};
+    std::string text = herald::tuning_json(t);
+    if (mode == "version") text.replace(text.find("\"tuning_version\": 1"), 19, "\"tuning_version\": 2");
+    std::ofstream(path) << text;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("HERALD_TUNING_FILE", path.c_str(), 1);
+  if (mode == "fallback") setenv("HERALD_TUNING_FALLBACK", "1", 1);
+}
+
+// Broadcasts `bytes` with auto from every root; true on every rank when every rank got the root's bytes.
+bool delivers(std::size_t bytes) {
+  int me = 0, P = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  int ok = 1;
+  for (int root = 0; root < P; ++root) {
+    std::vector<std::byte> data(bytes, std::byte{0});
+    if (me == root)
+      for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<std::byte>((i * 7 + root) % 251);
+    herald::bcast(data, root, MPI_COMM_WORLD, {.algorithm = "auto"});
+    for (std::size_t i = 0; i < bytes; ++i) ok &= data[i] == static_cast<std::byte>((i * 7 + root) % 251);
+  }
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+TEST(TuningFile, AsTheModeSays) {
+  const std::string mode = env("HERALD_TEST_TUNING_MODE");
+  const std::string path = env("HERALD_TEST_TUNING_PATH");
+  ASSERT_FALSE(mode.empty() || path.empty()) << "set HERALD_TEST_TUNING_MODE and HERALD_TEST_TUNING_PATH";
+  write_file(mode, path);
+  int P = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+
+  if (mode == "measured" || mode == "fallback") {
+    const std::string small = herald::resolve_algorithm({.algorithm = "auto"}, P, 1024);
+    const std::string medium = herald::resolve_algorithm({.algorithm = "auto"}, P, 65536);
+    if (mode == "measured") {
+      EXPECT_EQ(small, "chain");
+      EXPECT_EQ(herald::resolve_algorithm({.algorithm = "auto"}, P, 1500), "chain");  // within a factor of two
+      EXPECT_EQ(medium, "native");
+    } else {
+      EXPECT_NE(small, "chain") << "the refused file's cell was used";
+      EXPECT_NE(medium, "native") << "the refused file's cell was used";
+    }
+    // An explicit algorithm is never replaced by the file.
+    EXPECT_EQ(herald::resolve_algorithm({.algorithm = "binomial"}, P, 1024), "binomial");
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{65536},
+                              std::size_t{300000}})
+      EXPECT_TRUE(delivers(bytes)) << bytes << " bytes";
+    return;
+  }
+  const std::string expected = mode == "version" ? "tuning_version 2" : "Other MPI 1.0";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<std::byte> data(16);
+    try {
+      herald::bcast(data, 0, MPI_COMM_WORLD, {.algorithm = "auto"});
+      ADD_FAILURE() << "a broadcast ran with the refused file";
+    } catch (const herald::Error& e) {
+      EXPECT_EQ(e.code(), herald::Errc::invalid_argument);
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path), std::string::npos) << what;
+      EXPECT_NE(what.find(expected), std::string::npos) << what;
+    }
+  }
+}
+
+}  // namespace
