@@ -57,6 +57,12 @@ std::string tuning_json(const Tuning& tuning);
 // nearest in ratio, if within a factor of two; nullptr otherwise.
 const TuningCell* find_cell(const Tuning& tuning, int ranks, std::size_t bytes);
 
+// This job as a tuning file records it: the MPI library (MPI_Get_library_version's first line), the size
+// of MPI_COMM_WORLD and the ranks per node the launcher reports (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE,
+// MPICH's MPI_LOCALNRANKS; 0 when neither is set). Part of libherald (it asks MPI, which must be
+// initialised); local: asks no other process.
+TuningLayout this_job_layout();
+
 // Why a job of `job` cannot use a file measured with `file`, or nothing when it can: another MPI library,
 // or another number of ranks per node (where the job knows its own; 0 means unknown and is not compared).
 std::optional<std::string> layout_mismatch(const TuningLayout& file, const TuningLayout& job);

@@ -4,6 +4,7 @@
 //   version    tuning_version 2: every call refuses, naming the file
 //   other_mpi  another MPI library: every call refuses, naming both libraries
 //   fallback   the other MPI's file with HERALD_TUNING_FALLBACK=1: auto runs on the cost model
+//   existing   no file is written: the one at the path (herald-tune's) is used, cell by cell
 #include <herald/bcast.hpp>
 #include <herald/error.hpp>
 #include <herald/tuning.hpp>
@@ -13,6 +14,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -23,31 +25,18 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-// This job as herald records it: the MPI library's first line, the world size, the launcher's ranks per node.
-herald::TuningLayout this_job() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(version, &length);
-  std::string library(version, static_cast<std::size_t>(length));
-  library = library.substr(0, library.find_first_of("\n,"));
-  while (!library.empty() && (library.back() == ' ' || library.back() == '\t' || library.back() == '\0'))
-    library.pop_back();
-  int ranks = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  int per_node = 0;
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (!env(name).empty()) per_node = std::atoi(env(name).c_str());
-  return {.mpi_library = library, .ranks = ranks, .ranks_per_node = per_node > 0 ? per_node : ranks};
-}
-
 // Rank 0 writes the file of this mode; every rank then points HERALD_TUNING_FILE at it.
 void write_file(const std::string& mode, const std::string& path) {
+  if (mode == "existing") {
+    setenv("HERALD_TUNING_FILE", path.c_str(), 1);
+    return;
+  }
   int me = 0, P = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   if (me == 0) {
     herald::Tuning t;
-    t.layout = this_job();
+    t.layout = herald::this_job_layout();
     if (mode == "other_mpi" || mode == "fallback") t.layout.mpi_library = "Other MPI 1.0";
     t.intra_node = {.alpha = 5e-7, .beta = 2e-10, .gap = 1e-7};
     t.cells = {{.ranks = P, .bytes = 1024, .algorithm = "chain", .parameters = {.segment = 256}, .seconds = 1e-6},
@@ -87,6 +76,20 @@ TEST(TuningFile, AsTheModeSays) {
   int P = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
 
+  if (mode == "existing") {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const herald::Tuning t = herald::parse_tuning(text, path);
+    int cells = 0;
+    for (const herald::TuningCell& c : t.cells) {
+      if (c.ranks != P) continue;
+      ++cells;
+      EXPECT_EQ(herald::resolve_algorithm({.algorithm = "auto"}, P, c.bytes), c.algorithm) << c.bytes << " bytes";
+      EXPECT_TRUE(delivers(c.bytes)) << c.bytes << " bytes";
+    }
+    EXPECT_GT(cells, 0) << "the file has no cell for " << P << " ranks";
+    return;
+  }
   if (mode == "measured" || mode == "fallback") {
     const std::string small = herald::resolve_algorithm({.algorithm = "auto"}, P, 1024);
     const std::string medium = herald::resolve_algorithm({.algorithm = "auto"}, P, 65536);

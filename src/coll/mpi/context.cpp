@@ -146,7 +146,7 @@ Context::Context() : message_limit_(max_message_bytes) {
     parameters_ = parameters_from_environment();
     tuning_ = tuning_from_environment();
     // A job across nodes prices every flat algorithm with the slower, inter-node model.
-    const TuningLayout job = job_layout();
+    const TuningLayout job = this_job_layout();
     const bool spans_nodes = job.ranks_per_node > 0 && job.ranks > job.ranks_per_node;
     model_ = tuning_ ? cost_model_from_environment(spans_nodes && tuning_->inter_node ? *tuning_->inter_node
                                                                                     : tuning_->intra_node)

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-namespace herald::mpi {
+namespace herald {
 namespace {
 
 int launcher_ranks_per_node() {
@@ -31,7 +31,7 @@ Tuning read_checked(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   Tuning tuning = parse_tuning(text.str(), path);
-  if (const auto problem = layout_mismatch(tuning.layout, job_layout()))
+  if (const auto problem = layout_mismatch(tuning.layout, this_job_layout()))
     throw Error(Errc::invalid_argument, "tuning file '" + path + "': " + *problem +
                                             "; measure this machine with herald-tune, or set HERALD_TUNING_FALLBACK=1");
   return tuning;
@@ -39,7 +39,7 @@ Tuning read_checked(const std::string& path) {
 
 }  // namespace
 
-TuningLayout job_layout() {
+TuningLayout this_job_layout() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   HERALD_MPI(MPI_Get_library_version(version, &length));
@@ -52,7 +52,7 @@ TuningLayout job_layout() {
   return {.mpi_library = library, .ranks = ranks, .ranks_per_node = launcher_ranks_per_node()};
 }
 
-std::optional<Tuning> tuning_from_environment() {
+std::optional<Tuning> mpi::tuning_from_environment() {
   const auto path = environment("HERALD_TUNING_FILE");
   if (!path || path->empty()) return std::nullopt;
   try {
@@ -66,4 +66,4 @@ std::optional<Tuning> tuning_from_environment() {
   }
 }
 
-}  // namespace herald::mpi
+}  // namespace herald

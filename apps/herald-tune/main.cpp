@@ -1,0 +1,236 @@
+// herald-tune: measures this machine for `auto` and writes a tuning file (HERALD_TUNING_FILE, docs/tuning.md).
+//
+// Always: the point-to-point model (alpha, beta, gap) between two ranks of rank 0's node and, when the job
+// spans nodes, between rank 0 and a rank of another node. With --exhaustive: for every (ranks, bytes) of a
+// grid, every algorithm at its defaults and each segmented one at each segment size, interleaved with the
+// installed MPI_Bcast, medians of the repetitions; the fastest is the cell's winner if it is distinguishably
+// faster than MPI_Bcast (its min-max range below native's), else native.
+#include "calibration.hpp"
+#include "contender.hpp"
+#include "mpi_call.hpp"
+#include "mpi_main.hpp"
+#include "statistics.hpp"
+
+#include <herald/algorithms.hpp>
+#include <herald/config.hpp>
+#include <herald/error.hpp>
+#include <herald/tuning.hpp>
+
+#include <CLI/CLI.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace herald::bench {
+namespace {
+
+struct Settings {
+  std::string output = "herald-tuning.json";
+  bool exhaustive = false;
+  std::vector<int> ranks;          // empty: powers of two up to the job's size, and its size
+  std::size_t max_bytes = 4 << 20;  // the grid's sizes: 1, 4, 16, ... up to this
+  int reps = 5;
+  double sample_seconds = 2e-3;  // each sample runs about this long
+};
+
+// The communicator of `members` (ranks of MPI_COMM_WORLD, in order), or MPI_COMM_NULL on the others.
+MPI_Comm sub_communicator(const std::vector<int>& members) {
+  int me = 0;
+  BENCH_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+  const bool in = std::ranges::find(members, me) != members.end();
+  MPI_Comm comm = MPI_COMM_NULL;
+  BENCH_MPI(MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, me, &comm));
+  return comm;
+}
+
+// The model between world ranks `a` and `b`; valid on rank `a`.
+CostModel model_between(int a, int b) {
+  MPI_Comm pair = sub_communicator({std::min(a, b), std::max(a, b)});
+  CostModel model;
+  if (pair != MPI_COMM_NULL) {
+    const Calibration c = calibrate(pair);
+    model = {.alpha = c.alpha, .beta = c.beta, .gap = c.gap};
+    MPI_Comm_free(&pair);
+  }
+  return model;
+}
+
+// Every rank's node, as the lowest world rank sharing its memory.
+std::vector<int> node_leaders() {
+  MPI_Comm node = MPI_COMM_NULL;
+  int me = 0, size = 0;
+  BENCH_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+  BENCH_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  BENCH_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node));
+  int leader = me;
+  BENCH_MPI(MPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, node));
+  MPI_Comm_free(&node);
+  std::vector<int> leaders(static_cast<std::size_t>(size));
+  BENCH_MPI(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  return leaders;
+}
+
+// The candidates of one cell: native first, every algorithm at its defaults, and each segmented one at
+// segment sizes 16 KiB, 64 KiB, ... below the message size.
+std::vector<Contender> candidates(std::size_t bytes) {
+  std::vector<Contender> list;
+  list.emplace_back("native", Parameters{}, false);
+  for (const AlgorithmInfo& a : algorithms()) {
+    list.emplace_back(std::string(a.name), Parameters{}, false);
+    if (!a.reads_segment) continue;
+    for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4)
+      if (segment != a.defaults.segment) list.emplace_back(std::string(a.name), Parameters{.segment = segment}, false);
+  }
+  return list;
+}
+
+// The slowest rank's seconds per broadcast over `iterations`.
+double sample(const Contender& c, std::span<std::byte> buffer, MPI_Comm comm, int iterations) {
+  const double mine = c.average_seconds(buffer, 0, comm, iterations);
+  double worst = 0;
+  BENCH_MPI(MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return worst;
+}
+
+// Every rank holds the root's bytes after one broadcast of `c`; throws otherwise (a herald bug).
+void check(const Contender& c, std::span<std::byte> buffer, MPI_Comm comm) {
+  int me = 0;
+  BENCH_MPI(MPI_Comm_rank(comm, &me));
+  for (std::size_t i = 0; i < buffer.size(); ++i)
+    buffer[i] = me == 0 ? static_cast<std::byte>((i * 131 + 7) % 251) : std::byte{0};
+  c.broadcast(buffer, 0, comm);
+  int wrong = 0;
+  for (std::size_t i = 0; i < buffer.size() && !wrong; ++i)
+    wrong = buffer[i] != static_cast<std::byte>((i * 131 + 7) % 251);
+  int any = 0;
+  BENCH_MPI(MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, comm));
+  if (any) throw Error(Errc::invalid_argument, c.name() + " delivered wrong data for " + std::to_string(buffer.size()) + " bytes");
+}
+
+// One cell of the grid, measured on `comm` (its first `ranks` world ranks).
+TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, const Settings& s) {
+  std::vector<std::byte> buffer(bytes);
+  std::vector<Contender> list = candidates(bytes);
+  for (const Contender& c : list) check(c, buffer, comm);
+  // One iteration count for all, from native's time: each sample lasts about sample_seconds.
+  const double once = sample(list.front(), buffer, comm, 1);
+  const int iterations = static_cast<int>(std::clamp(s.sample_seconds / std::max(once, 1e-9), 1.0, 1000.0));
+  std::vector<std::vector<double>> samples(list.size());
+  for (int rep = 0; rep < s.reps; ++rep)
+    for (std::size_t i = 0; i < list.size(); ++i) samples[i].push_back(sample(list[i], buffer, comm, iterations));
+  // The fastest herald candidate wins only where every repetition of it beat every one of native's: a
+  // difference smaller than the spread is no reason to leave the installed MPI_Bcast.
+  std::vector<Spread> spreads;
+  for (const auto& v : samples) spreads.push_back(spread_of(v));
+  std::size_t best = 1;
+  for (std::size_t i = 2; i < list.size(); ++i)
+    if (spreads[i].median < spreads[best].median) best = i;
+  if (compare(spreads[best], spreads.front()) != Verdict::faster) best = 0;
+  return {.ranks = ranks,
+          .bytes = bytes,
+          .algorithm = list[best].is_native() ? "native" : list[best].name(),
+          .parameters = list[best].options().parameters,
+          .seconds = spreads[best].median,
+          .native_seconds = spreads.front().median};
+}
+
+int run(int argc, char** argv) {
+  Settings s;
+  std::string max_bytes_text = "4M";
+  CLI::App app{"Measure this machine for herald's auto and write a tuning file (HERALD_TUNING_FILE)"};
+  app.add_option("-o,--output", s.output, "the tuning file to write")->capture_default_str();
+  app.add_flag("--exhaustive", s.exhaustive,
+               "also measure every algorithm and segment size on a grid of (ranks, bytes) against MPI_Bcast");
+  app.add_option("--ranks", s.ranks, "the grid's rank counts (default: powers of two up to the job's size, and its size)")
+      ->delimiter(',');
+  app.add_option("--max-bytes", max_bytes_text, "the grid's largest size; sizes are 1, 4, 16, ... (K/M/G)")
+      ->capture_default_str();
+  app.add_option("--reps", s.reps, "repetitions per candidate, interleaved (median)")->capture_default_str();
+  app.add_option("--sample-ms", s.sample_seconds, "about how long one sample runs, in milliseconds")
+      ->transform([](std::string v) { return std::to_string(std::stod(v) / 1000.0); });
+  int me = 0, size = 0;
+  BENCH_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+  BENCH_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  check_usage([&] {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      throw UsageError(app.help());
+    } catch (const CLI::ParseError& e) {
+      throw UsageError(e.what());
+    }
+    s.max_bytes = parse_bytes(max_bytes_text, "--max-bytes");
+    if (size < 2) throw UsageError("needs at least 2 ranks (it measures between ranks)");
+    if (s.reps < 1) throw UsageError("--reps must be at least 1");
+    for (int p : s.ranks)
+      if (p < 2 || p > size) throw UsageError("--ranks " + std::to_string(p) + " is not in 2.." + std::to_string(size));
+    if (me == 0 && !std::ofstream(s.output, std::ios::app)) throw UsageError("cannot write '" + s.output + "'");
+  });
+  if (s.ranks.empty()) {
+    for (int p = 2; p < size; p *= 2) s.ranks.push_back(p);
+    s.ranks.push_back(size);
+  }
+
+  Tuning tuning;
+  tuning.layout = this_job_layout();
+  const std::vector<int> leaders = node_leaders();
+  const auto on_my_node = std::ranges::count(leaders, leaders[0]);
+  if (tuning.layout.ranks_per_node == 0) tuning.layout.ranks_per_node = static_cast<int>(on_my_node);
+  // Rank 0 and the next rank of its node; rank 0 and the first rank of another node.
+  int neighbour = -1, remote = -1;
+  for (int r = 1; r < size; ++r) {
+    if (leaders[static_cast<std::size_t>(r)] == leaders[0] && neighbour < 0) neighbour = r;
+    if (leaders[static_cast<std::size_t>(r)] != leaders[0] && remote < 0) remote = r;
+  }
+  if (neighbour >= 0) tuning.intra_node = model_between(0, neighbour);
+  if (remote >= 0) tuning.inter_node = model_between(0, remote);
+  if (neighbour < 0) tuning.intra_node = *tuning.inter_node;  // one rank per node: only the network is known
+  if (me == 0) {
+    std::printf("herald-tune: %s, %d ranks, %d per node\n", tuning.layout.mpi_library.c_str(), size,
+                tuning.layout.ranks_per_node);
+    std::printf("intra-node: alpha %.3g s, beta %.3g s/byte, gap %.3g s\n", tuning.intra_node.alpha,
+                tuning.intra_node.beta, tuning.intra_node.gap);
+    if (tuning.inter_node)
+      std::printf("inter-node: alpha %.3g s, beta %.3g s/byte, gap %.3g s\n", tuning.inter_node->alpha,
+                  tuning.inter_node->beta, tuning.inter_node->gap);
+  }
+
+  if (s.exhaustive) {
+    if (me == 0) std::printf("\n| ranks | bytes | winner | us | native us | native / winner |\n|---|---|---|---|---|---|\n");
+    for (int p : s.ranks) {
+      std::vector<int> members(static_cast<std::size_t>(p));
+      for (int r = 0; r < p; ++r) members[static_cast<std::size_t>(r)] = r;
+      MPI_Comm comm = sub_communicator(members);
+      for (std::size_t bytes = 1; bytes <= s.max_bytes; bytes *= 4) {
+        if (comm != MPI_COMM_NULL) {
+          TuningCell cell = measure_cell(comm, p, bytes, s);
+          if (me == 0) {
+            std::string name = cell.algorithm;
+            if (cell.parameters.segment) name += " / " + std::to_string(cell.parameters.segment) + " B segments";
+            std::printf("| %d | %zu | %s | %.2f | %.2f | %.2f |\n", p, bytes, name.c_str(), cell.seconds * 1e6,
+                        cell.native_seconds * 1e6, cell.native_seconds / std::max(cell.seconds, 1e-12));
+            std::fflush(stdout);
+            tuning.cells.push_back(std::move(cell));
+          }
+        }
+      }
+      if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+      BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    }
+  }
+  if (me == 0) {
+    std::ofstream(s.output) << tuning_json(tuning);
+    std::printf("\nwrote %s (use it with HERALD_TUNING_FILE=%s)\n", s.output.c_str(), s.output.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace herald::bench
+
+int main(int argc, char** argv) { return herald::bench::mpi_main(argc, argv, "herald-tune", herald::bench::run); }
