@@ -10,12 +10,17 @@
 // Threads: the table of broadcasts in flight has a mutex. Under MPI_THREAD_MULTIPLE a wait that finds herald
 // work in flight polls instead of blocking, so each waiting thread keeps every broadcast moving.
 //
+// HERALD_STATS=1: at MPI_Finalize, world rank 0 prints how many broadcasts herald ran (each counted once, by
+// the communicator's rank 0), how many it passed through to MPI (intercommunicators, counted by the root),
+// and the algorithms they ran.
+//
 // MPI_Error_string is answered for herald's own error codes, so its messages show whatever the MPI library
 // does with strings added to its predefined error classes.
 #include "../coll/mpi/errors.hpp"
 #include "../core/mpi/check.hpp"
 #include "../coll/mpi/typed.hpp"
 
+#include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
 
@@ -28,7 +33,9 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace {
 
@@ -71,6 +78,51 @@ class Interceptor {
   bool log() const noexcept { return log_; }
   long long calls() const noexcept { return calls_; }
   void count() noexcept { ++calls_; }
+
+  // HERALD_STATS: a broadcast herald ran (`nonblocking`: MPI_Ibcast), counted on the communicator's rank 0.
+  void ran(bool nonblocking, int count, MPI_Datatype type, MPI_Comm comm) {
+    if (!stats_) return;
+    int rank = 0, size = 0, type_size = 0;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank != 0) return;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Type_size(type, &type_size);
+    const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
+    const std::string name = herald::resolve_algorithm({}, size, bytes);
+    const std::lock_guard lock(mutex_);
+    ++stats_counts_[nonblocking ? ibcast_slot : bcast_slot];
+    for (std::size_t i = 0; i < herald::algorithms().size(); ++i)
+      if (herald::algorithms()[i].name == name) ++stats_counts_[first_algorithm_slot + i];
+    if (name == "native") ++stats_counts_[native_slot];
+  }
+  // HERALD_STATS: a broadcast passed to MPI untouched, counted by its root.
+  void passed_through(int root) {
+    if (!stats_ || root != MPI_ROOT) return;
+    const std::lock_guard lock(mutex_);
+    ++stats_counts_[passed_slot];
+  }
+  // At MPI_Finalize (collective over MPI_COMM_WORLD): the totals, printed by world rank 0.
+  void report() {
+    if (!stats_) return;
+    std::vector<long long> totals(stats_counts_.size());
+    PMPI_Reduce(stats_counts_.data(), totals.data(), static_cast<int>(totals.size()), MPI_LONG_LONG, MPI_SUM, 0,
+                MPI_COMM_WORLD);
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) return;
+    std::string used;
+    const auto add = [&](std::string_view name, long long n) {
+      if (n > 0) used += (used.empty() ? " " : ", ") + std::string(name) + " " + std::to_string(n);
+    };
+    for (std::size_t i = 0; i < herald::algorithms().size(); ++i)
+      add(herald::algorithms()[i].name, totals[first_algorithm_slot + i]);
+    add("native", totals[native_slot]);
+    std::fprintf(stderr,
+                 "herald stats: %lld broadcasts on herald (%lld MPI_Bcast, %lld MPI_Ibcast), %lld passed through to MPI; "
+                 "algorithms:%s\n",
+                 totals[bcast_slot] + totals[ibcast_slot], totals[bcast_slot], totals[ibcast_slot], totals[passed_slot],
+                 used.empty() ? " none" : used.c_str());
+  }
 
   void add(MPI_Request request, std::unique_ptr<Pending> pending) {
     const std::lock_guard lock(mutex_);
@@ -121,7 +173,14 @@ class Interceptor {
   }
 
  private:
-  Interceptor() : log_(herald::environment("HERALD_PMPI_LOG").value_or("0") != "0") {
+  // Slots of stats_counts_: the calls, the pass-throughs, native, then one per algorithm of the table.
+  static constexpr std::size_t bcast_slot = 0, ibcast_slot = 1, passed_slot = 2, native_slot = 3,
+                               first_algorithm_slot = 4;
+
+  Interceptor()
+      : log_(herald::environment("HERALD_PMPI_LOG").value_or("0") != "0"),
+        stats_(herald::environment("HERALD_STATS").value_or("0") == "1"),
+        stats_counts_(first_algorithm_slot + herald::algorithms().size(), 0) {
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
     multithreaded_ = level == MPI_THREAD_MULTIPLE;
@@ -129,6 +188,8 @@ class Interceptor {
   }
   std::mutex mutex_;
   bool log_;
+  bool stats_;
+  std::vector<long long> stats_counts_;
   bool multithreaded_ = false;
   std::atomic<long long> calls_ = 0;
   std::unordered_map<MPI_Request, std::unique_ptr<Pending>> pending_;
@@ -160,11 +221,15 @@ extern "C" {
 long long herald_pmpi_calls(void) { return Interceptor::get().calls(); }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (intercommunicator(comm)) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  if (intercommunicator(comm)) {
+    Interceptor::get().passed_through(root);
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
+  }
   try {
     Interceptor::get().count();
     herald::mpi::typed_bcast(buffer, count, datatype, root, comm, "");
     note("MPI_Bcast", count, datatype, root, comm);
+    Interceptor::get().ran(false, count, datatype, comm);
     return MPI_SUCCESS;
   } catch (...) {
     return herald::mpi::report_exception(comm);
@@ -172,7 +237,10 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  if (intercommunicator(comm)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  if (intercommunicator(comm)) {
+    Interceptor::get().passed_through(root);
+    return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  }
   try {
     Interceptor& self = Interceptor::get();
     self.count();
@@ -182,6 +250,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     auto pending = std::make_unique<Pending>(
         Pending{herald::mpi::typed_ibcast(buffer, count, datatype, root, comm), outcome.get()});
     note("MPI_Ibcast", count, datatype, root, comm);
+    self.ran(true, count, datatype, comm);
     herald::mpi::check(PMPI_Grequest_start(query, release, cancel, outcome.get(), request), "MPI_Grequest_start");
     outcome.release();  // the generalized request owns it now
     self.add(*request, std::move(pending));
@@ -245,6 +314,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
 int MPI_Finalize(void) {
   Interceptor& self = Interceptor::get();
   while (!self.idle()) self.progress();
+  self.report();
   return PMPI_Finalize();
 }
 
