@@ -18,6 +18,8 @@ packages=(
   libhwloc-dev clang libomp-dev              # thread balancer: topology, OpenMP (LLVM's runtime has OMPT)
   libclang-rt-14-dev                         # clang's libFuzzer and sanitizer runtimes: the fuzz target
   python3 python3-matplotlib                 # benchmark plots
+  gfortran                                   # the Fortran drop-in tests
+  python3-venv python3-dev                   # mpi4py from the registry, built against the system MPI
 )
 case "$mpi" in
   openmpi) packages+=(libopenmpi-dev openmpi-bin) ;;
