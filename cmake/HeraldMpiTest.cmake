@@ -6,7 +6,7 @@
 #                              when ranks outnumber cores)
 #   HERALD_MPIEXEC_FLAGS       launcher flags every MPI test passes (Open MPI: oversubscribe, allow root)
 # and defines
-#   herald_add_mpi_test(NAME name COMMAND target [args...] RANKS n TIMEOUT seconds
+#   herald_add_mpi_test(NAME name COMMAND target|/absolute/program [args...] RANKS n TIMEOUT seconds
 #                       [LABELS label...] [ENVIRONMENT VAR=value...])
 #
 # Selecting the MPI: FindMPI follows the compiler wrappers. On Debian with both MPIs installed, Open MPI is
@@ -97,8 +97,12 @@ function(herald_add_mpi_test)
     message(FATAL_ERROR "herald_add_mpi_test(${arg_NAME}): unexpected arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
   list(POP_FRONT arg_COMMAND target)
-  if(NOT TARGET ${target})
-    message(FATAL_ERROR "herald_add_mpi_test(${arg_NAME}): COMMAND must start with a target, got ${target}")
+  if(TARGET ${target})
+    set(program $<TARGET_FILE:${target}>)
+  elseif(IS_ABSOLUTE "${target}" AND EXISTS "${target}")
+    set(program ${target})  # a program built elsewhere, such as an interpreter
+  else()
+    message(FATAL_ERROR "herald_add_mpi_test(${arg_NAME}): COMMAND must start with a target or an absolute path, got ${target}")
   endif()
   if(NOT arg_RANKS MATCHES "^[1-9][0-9]*$" OR NOT arg_TIMEOUT MATCHES "^[1-9][0-9]*$")
     message(FATAL_ERROR "herald_add_mpi_test(${arg_NAME}): RANKS and TIMEOUT must be positive integers")
@@ -125,7 +129,7 @@ function(herald_add_mpi_test)
 
   add_test(NAME ${arg_NAME}
     COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
-            ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
+            ${MPIEXEC_PREFLAGS} ${program} ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
   # PROCESSORS keeps `ctest -j` from stacking several oversubscribed launches on the same cores.
   set(labels mpi ${arg_LABELS})
   set_tests_properties(${arg_NAME} PROPERTIES

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs herald's system dependencies on Debian 12 with apt-get, only those missing. Safe to rerun: when
-# everything is present it installs nothing and prints nothing.
+# Installs herald's system dependencies on Debian 12 with apt-get, only those missing, and mpi4py from the
+# registry into a virtual environment. Safe to rerun: when everything is present it installs nothing and
+# prints nothing.
 #
 #   scripts/setup.sh                     Open MPI (Debian's default MPI)
 #   HERALD_MPI=mpich scripts/setup.sh    MPICH instead; HERALD_MPI=both for the two side by side
@@ -34,19 +35,30 @@ for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
   [[ "$status" == installed ]] || missing+=("$package")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
 
-if [[ $(id -u) -eq 0 ]]; then
-  as_root=()
-elif command -v sudo >/dev/null; then
-  as_root=(sudo)
-else
-  echo "setup.sh: not root and no sudo; install these as root: ${missing[*]}" >&2
-  exit 1
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if [[ $(id -u) -eq 0 ]]; then
+    as_root=()
+  elif command -v sudo >/dev/null; then
+    as_root=(sudo)
+  else
+    echo "setup.sh: not root and no sudo; install these as root: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  # Recommends are left out: Open MPI's would pull a Fortran coarray toolchain herald never uses.
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "setup.sh: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-# Recommends are left out: Open MPI's would pull a Fortran coarray toolchain herald never uses.
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# mpi4py from the registry, built against the system's Open MPI, in a virtual environment of its own (the
+# drop-in's Python test; CMake finds it at the same place, HERALD_MPI4PY_VENV).
+if [[ $mpi != mpich ]]; then
+  venv=${HERALD_MPI4PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/herald/mpi4py-venv}
+  if ! "$venv/bin/python" -c 'import mpi4py' 2>/dev/null; then
+    echo "setup.sh: building mpi4py against Open MPI in $venv"
+    /usr/bin/python3 -m venv "$venv"  # Debian's Python, which the packages above installed
+    MPICC=mpicc "$venv/bin/pip" install --quiet --no-cache-dir --no-binary=mpi4py 'mpi4py>=3.1,<5'
+  fi
+fi
