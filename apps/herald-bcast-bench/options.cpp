@@ -121,6 +121,7 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   app.add_option("--segment", segment_text, "segment size for the algorithms that read it (K/M/G suffixes)");
   app.add_option("--fanout", s.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", s.parameters.radix, "tree radix (knomial)");
+  app.add_option("--node-size", s.parameters.node_size, "ranks per node, consecutive (hierarchical)");
   app.add_flag("--nonblocking", s.nonblocking, "time ibcast + wait instead of bcast");
   std::string clock_text = "osu";
   app.add_option("--clock", clock_text,

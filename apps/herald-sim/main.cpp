@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   app.add_option("--segment", segment_text, "segment size (K/M/G suffixes)");
   app.add_option("--fanout", problem.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", problem.parameters.radix, "tree radix (knomial)");
+  app.add_option("--node-size", problem.parameters.node_size, "ranks per node, consecutive (hierarchical)");
   app.add_option("--alpha", model.alpha, "seconds per message")->capture_default_str();
   app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (negative: alpha)")
       ->capture_default_str();
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
         {"segment", q.parameters.segment},
         {"fanout", q.parameters.fanout},
         {"radix", q.parameters.radix},
+        {"node_size", q.parameters.node_size},
         {"delivered", sim.delivered ? "yes" : "no"},
         {"messages", sim.messages},
         {"bytes_on_wire", sim.bytes},

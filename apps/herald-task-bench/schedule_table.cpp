@@ -1,8 +1,8 @@
 // herald-task-bench-schedule: the makespans the runtime's schedulers give Task Bench graphs, under the
 // runtime's cost model, without running anything (and without MPI).
 //
-//   herald-task-bench-schedule -workers 4,16,64 -steps 50 -width 64 -type stencil_1d -kernel load_imbalance \
-//       -iter 100000 -imbalance 1
+//   herald-task-bench-schedule -workers 4,16,64 -steps 50 -width 64 -type stencil_1d
+//       -kernel load_imbalance -iter 100000 -imbalance 1   (one line)
 //
 // Every task of every graph (Task Bench's flags, -and for several) becomes a task of a runtime Workload: it
 // runs its kernel iterations (load_imbalance draws each task's count, as Task Bench does) at

@@ -76,15 +76,21 @@ std::vector<int> node_leaders() {
 }
 
 // The candidates of one cell: native first, every algorithm at its defaults, and each segmented one at
-// segment sizes 16 KiB, 64 KiB, ... below the message size.
-std::vector<Contender> candidates(std::size_t bytes) {
+// segment sizes 16 KiB, 64 KiB, ... below the message size. The hierarchical one runs with the job's ranks
+// per node, only where the cell's ranks span several nodes (`node_size` > 0).
+std::vector<Contender> candidates(std::size_t bytes, int node_size) {
   std::vector<Contender> list;
   list.emplace_back("native", Parameters{}, false);
   for (const AlgorithmInfo& a : algorithms()) {
-    list.emplace_back(std::string(a.name), Parameters{}, false);
+    if (a.reads_node_size && node_size == 0) continue;
+    const Parameters base{.node_size = a.reads_node_size ? node_size : 0};
+    list.emplace_back(std::string(a.name), base, false);
     if (!a.reads_segment) continue;
-    for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4)
-      if (segment != a.defaults.segment) list.emplace_back(std::string(a.name), Parameters{.segment = segment}, false);
+    for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4) {
+      Parameters p = base;
+      p.segment = segment;
+      if (segment != a.defaults.segment) list.emplace_back(std::string(a.name), p, false);
+    }
   }
   return list;
 }
@@ -113,9 +119,9 @@ void check(const Contender& c, std::span<std::byte> buffer, MPI_Comm comm) {
 }
 
 // One cell of the grid, measured on `comm` (its first `ranks` world ranks).
-TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, const Settings& s) {
+TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, int node_size, const Settings& s) {
   std::vector<std::byte> buffer(bytes);
-  std::vector<Contender> list = candidates(bytes);
+  std::vector<Contender> list = candidates(bytes, node_size);
   for (const Contender& c : list) check(c, buffer, comm);
   // One iteration count for all, from native's time: each sample lasts about sample_seconds.
   const double once = sample(list.front(), buffer, comm, 1);
@@ -208,7 +214,9 @@ int run(int argc, char** argv) {
       MPI_Comm comm = sub_communicator(members);
       for (std::size_t bytes = 1; bytes <= s.max_bytes; bytes *= 4) {
         if (comm != MPI_COMM_NULL) {
-          TuningCell cell = measure_cell(comm, p, bytes, s);
+          // herald applies the launcher's ranks per node to communicators shaped like MPI_COMM_WORLD only.
+          const int node_size = p == size && tuning.layout.ranks_per_node < size ? tuning.layout.ranks_per_node : 0;
+          TuningCell cell = measure_cell(comm, p, bytes, node_size, s);
           if (me == 0) {
             std::string name = cell.algorithm;
             if (cell.parameters.segment) name += " / " + std::to_string(cell.parameters.segment) + " B segments";

@@ -21,6 +21,7 @@ struct AlgorithmInfo {
   bool reads_segment = false;  // the parameters the algorithm reads; others are ignored
   bool reads_fanout = false;
   bool reads_radix = false;
+  bool reads_node_size = false;
   // true: the program is "receive, then send", executed with blocking MPI_Recv/MPI_Send (Cordeiro and Zola's sBBT).
   bool blocking = false;
   // Builds the steps of one rank. Called with parameters already defaulted and validated.

@@ -26,6 +26,7 @@ struct Parameters {
   std::size_t segment = 0;  // bytes per pipelined segment
   int fanout = 0;           // chains leaving the root (chain)
   int radix = 0;            // children per level (knomial)
+  int node_size = 0;        // ranks per node, nodes holding consecutive ranks (hierarchical); 0: one node
   friend bool operator==(const Parameters&, const Parameters&) = default;
 };
 

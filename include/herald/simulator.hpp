@@ -31,8 +31,22 @@ struct CostModel {
   Network network = Network::ports;
   double overhead = 0;          // fair_sharing: seconds of a rank's time per send posted, per receive completed
   std::size_t eager_bytes = 0;  // fair_sharing: largest send that completes when posted
+  // Between two ranks of one node, where the figures above describe the network between nodes; negative:
+  // the same. Only the hierarchical algorithm tells the two apart.
+  double node_alpha = -1.0;
+  double node_beta = -1.0;
 
   double port_seconds() const noexcept { return gap < 0 ? alpha : gap; }
+  // The model of messages within a node (Hockney's, with its own alpha and beta, when they are given).
+  CostModel within_node() const noexcept {
+    if (node_alpha < 0 && node_beta < 0) return *this;
+    CostModel m = *this;
+    if (node_alpha >= 0) m.alpha = node_alpha;
+    if (node_beta >= 0) m.beta = node_beta;
+    m.gap = -1.0;
+    m.node_alpha = m.node_beta = -1.0;
+    return m;
+  }
 };
 
 struct Simulation {

@@ -60,6 +60,8 @@ CostModel cost_model_from_environment(const CostModel& base) {
   if (auto v = environment("HERALD_ALPHA")) model.alpha = seconds(*v, "HERALD_ALPHA");
   if (auto v = environment("HERALD_BETA")) model.beta = seconds(*v, "HERALD_BETA");
   if (auto v = environment("HERALD_GAP")) model.gap = seconds(*v, "HERALD_GAP");
+  if (auto v = environment("HERALD_NODE_ALPHA")) model.node_alpha = seconds(*v, "HERALD_NODE_ALPHA");
+  if (auto v = environment("HERALD_NODE_BETA")) model.node_beta = seconds(*v, "HERALD_NODE_BETA");
   if (auto v = environment("HERALD_NETWORK")) {
     if (*v == "fair") model.network = Network::fair_sharing;
     else if (*v != "ports")

@@ -103,7 +103,8 @@ Tuning parse_tuning(std::string_view text, std::string_view source) {
                     .algorithm = r.text(c, "algorithm", where),
                     .parameters = {.segment = r.count(c, "segment", where),
                                    .fanout = static_cast<int>(r.count(c, "fanout", where)),
-                                   .radix = static_cast<int>(r.count(c, "radix", where))},
+                                   .radix = static_cast<int>(r.count(c, "radix", where)),
+                                   .node_size = static_cast<int>(r.count(c, "node_size", where))},
                     .seconds = r.seconds(c, "seconds", where, false),
                     .native_seconds = r.seconds(c, "native_seconds", where, false)};
     if (cell.algorithm != "native") {
@@ -132,6 +133,7 @@ std::string tuning_json(const Tuning& t) {
                      {"segment", c.parameters.segment},
                      {"fanout", c.parameters.fanout},
                      {"radix", c.parameters.radix},
+                     {"node_size", c.parameters.node_size},
                      {"seconds", c.seconds},
                      {"native_seconds", c.native_seconds}});
   const json doc = {

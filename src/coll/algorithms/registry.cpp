@@ -21,6 +21,7 @@ using detail::scatter_rdb_program;
 using detail::scatter_ring_program;
 using detail::scatter_ring_tuned_program;
 using detail::two_tree_program;
+using detail::hierarchical_program;
 
 const std::array table{
     AlgorithmInfo{.name = "linear",
@@ -87,6 +88,13 @@ const std::array table{
                   .reads_segment = true,
                   .program = two_tree_program,
                   .cost = detail::two_tree_cost},
+    AlgorithmInfo{.name = "hierarchical",
+                  .summary = "binomial tree among one leader per node, then a binomial tree within each node; segmented when a segment size is given",
+                  .defaults = {},
+                  .reads_segment = true,
+                  .reads_node_size = true,
+                  .program = hierarchical_program,
+                  .cost = detail::hierarchical_cost},
 };
 
 }  // namespace
@@ -115,6 +123,8 @@ void validate(const Problem& p) {
     throw Error(Errc::invalid_argument, "fan-out " + std::to_string(p.parameters.fanout) + " is negative");
   if (p.parameters.radix < 0 || p.parameters.radix == 1)
     throw Error(Errc::invalid_argument, "radix " + std::to_string(p.parameters.radix) + " is below 2");
+  if (p.parameters.node_size < 0)
+    throw Error(Errc::invalid_argument, "node size " + std::to_string(p.parameters.node_size) + " is negative");
 }
 
 Problem with_defaults(const AlgorithmInfo& a, Problem p) {
@@ -123,6 +133,7 @@ Problem with_defaults(const AlgorithmInfo& a, Problem p) {
   q.segment = a.reads_segment ? (q.segment ? q.segment : a.defaults.segment) : 0;
   q.fanout = a.reads_fanout ? (q.fanout ? q.fanout : a.defaults.fanout) : 0;
   q.radix = a.reads_radix ? (q.radix ? q.radix : a.defaults.radix) : 0;
+  q.node_size = a.reads_node_size ? q.node_size : 0;
   return p;
 }
 

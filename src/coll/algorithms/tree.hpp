@@ -17,6 +17,9 @@ struct TreeNode {
 // up front, a node forwards segment k while segment k+1 is still arriving.
 Program tree_program(const TreeNode& node, std::size_t bytes, std::size_t segment);
 
+// A rank's place in a binomial tree of `ranks` in virtual ranks (binomial.cpp).
+TreeNode binomial_node(int vrank, int ranks);
+
 // Converts a node built in virtual ranks (root = 0) to real ranks.
 TreeNode to_real(TreeNode node, int root, int ranks);
 

@@ -67,6 +67,7 @@ std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
   mix(k.bytes);
   mix(k.parameters.segment);
   mix(static_cast<std::size_t>(k.parameters.fanout) << 32 | static_cast<unsigned>(k.parameters.radix));
+  mix(static_cast<std::size_t>(k.parameters.node_size));
   return h;
 }
 
@@ -84,6 +85,9 @@ MPI_Comm intracommunicator(MPI_Comm user) {
 CommState::CommState(MPI_Comm user) {
   HERALD_MPI(MPI_Comm_rank(intracommunicator(user), &rank_));
   HERALD_MPI(MPI_Comm_size(user, &size_));
+  int same = MPI_UNEQUAL;
+  HERALD_MPI(MPI_Comm_compare(user, MPI_COMM_WORLD, &same));
+  world_shaped_ = same == MPI_IDENT || same == MPI_CONGRUENT;
   // MPI_TAG_UB is the same on every communicator; MPI_COMM_WORLD always has it, even before the duplicate.
   int* tag_ub = nullptr;
   int found = 0;
@@ -147,10 +151,16 @@ Context::Context() : message_limit_(max_message_bytes) {
     tuning_ = tuning_from_environment();
     // A job across nodes prices every flat algorithm with the slower, inter-node model.
     const TuningLayout job = this_job_layout();
+    launcher_node_size_ = job.ranks_per_node;
     const bool spans_nodes = job.ranks_per_node > 0 && job.ranks > job.ranks_per_node;
-    model_ = tuning_ ? cost_model_from_environment(spans_nodes && tuning_->inter_node ? *tuning_->inter_node
-                                                                                    : tuning_->intra_node)
-                     : cost_model_from_environment();
+    CostModel base = tuning_ ? tuning_->intra_node : CostModel{.alpha = 1.0e-6, .beta = 1.0e-10};
+    if (tuning_ && spans_nodes && tuning_->inter_node) {
+      // Flat algorithms cross the network; the hierarchical one prices its node-local level apart.
+      base = *tuning_->inter_node;
+      base.node_alpha = tuning_->intra_node.alpha;
+      base.node_beta = tuning_->intra_node.beta;
+    }
+    model_ = cost_model_from_environment(base);
     verbose_ = environment("HERALD_VERBOSE").value_or("0") == "1";
     window_ = send_window_from_environment();
     if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
@@ -208,6 +218,7 @@ void Context::explain(const Problem& problem, const TuningCell* cell) {
     if (p.segment) text += " segment " + std::to_string(p.segment);
     if (p.fanout) text += " fanout " + std::to_string(p.fanout);
     if (p.radix) text += " radix " + std::to_string(p.radix);
+    if (p.node_size) text += " node_size " + std::to_string(p.node_size);
     return text;
   };
   if (cell) {

@@ -49,6 +49,8 @@ class CommState {
 
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  // The communicator holds every process in MPI_COMM_WORLD's order, so the launcher's ranks per node apply.
+  bool world_shaped() const noexcept { return world_shaped_; }
   // True once the private communicator can carry messages; tests the duplication without blocking.
   bool ready();
   // Blocks until ready() (single-threaded use only: under MPI_THREAD_MULTIPLE herald polls ready()).
@@ -64,6 +66,7 @@ class CommState {
   Communicator dup_;
   MPI_Request setup_ = MPI_REQUEST_NULL;  // the MPI_Comm_idup in flight
   int rank_ = 0, size_ = 1;
+  bool world_shaped_ = false;
   int tag_limit_ = 32767;
   std::uint32_t sequence_ = 0;
   std::unordered_map<PlanKey, std::shared_ptr<Plan>, PlanKeyHash> plans_;
@@ -140,6 +143,8 @@ class Context {
   const std::string& default_algorithm() const noexcept { return default_algorithm_; }
   const Parameters& parameters() const noexcept { return parameters_; }
   const CostModel& cost_model() const noexcept { return model_; }
+  // Ranks per node as the launcher reports them (0: unknown), for communicators shaped like MPI_COMM_WORLD.
+  int launcher_node_size() const noexcept { return launcher_node_size_; }
   // The measured cell of the tuning file (HERALD_TUNING_FILE) "auto" takes for `ranks` and `bytes`, or
   // nullptr where the file has none (or there is no file): the cost model decides there.
   const TuningCell* measured(int ranks, std::size_t bytes) const {
@@ -160,6 +165,7 @@ class Context {
   Parameters parameters_;
   CostModel model_;
   std::optional<Tuning> tuning_;
+  int launcher_node_size_ = 0;
   bool verbose_ = false;
   std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
   SendWindow window_;
