@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The main job: sets up a fresh Debian machine, builds herald (Release, in build/), and runs
-# herald-bcast-bench on the built-in default: 2 and 4 ranks, 1 B to 16 MiB, every herald algorithm and the
-# installed MPI_Bcast ("native") interleaved in one run per rank count. It prints the tables and writes
-# results/bcast_p<P>.{txt,csv,json} and the plots results/bcast_{latency,ratio}_p<P>.png.
+# The main job: sets up a fresh Debian machine, builds herald (Release, in build/), measures the machine for
+# auto with herald-tune (results/tuning_p<P>.json, one per rank count, as a tuning file is per layout), and
+# runs herald-bcast-bench on the built-in default with that file: 2 and 4 ranks, 1 B to 16 MiB, every
+# herald algorithm, auto and the installed MPI_Bcast ("native") interleaved in one run per rank count. It
+# prints the tables and writes results/bcast_p<P>.{txt,csv,json} and the plots
+# results/bcast_{latency,ratio}_p<P>.png.
 #
-#   scripts/main.sh                          the default (3 to 5 minutes on a 2-core machine)
+#   scripts/main.sh                          the default (4 to 6 minutes on a 2-core machine)
 #   scripts/main.sh --ranks "2"              other rank counts
 #   scripts/main.sh --build-dir build-rel    another build directory (default build/)
+#   scripts/main.sh --no-tune                auto on the built-in cost model, no herald-tune
 #   scripts/main.sh --sizes 1,64K,1M         anything else is passed to herald-bcast-bench (see its --help)
 set -euo pipefail
 
@@ -16,6 +19,7 @@ cd "$repo"
 
 ranks_list="2 4"
 build_dir="build"
+tune=1
 bench_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,7 +27,8 @@ while [ $# -gt 0 ]; do
     --ranks=*) ranks_list="${1#--ranks=}"; shift ;;
     --build-dir) build_dir="${2:?--build-dir needs a directory}"; shift 2 ;;
     --build-dir=*) build_dir="${1#--build-dir=}"; shift ;;
-    -h|--help) sed -n '2,10p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-tune) tune=0; shift ;;
+    -h|--help) sed -n '2,13p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bench_args+=("$1"); shift ;;
   esac
 done
@@ -39,8 +44,9 @@ fi
 # 2. Build only what the main job needs.
 say "build: Release in $build_dir/"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build_dir" --target herald-bcast-bench -j "$(nproc)"
+cmake --build "$build_dir" --target herald-bcast-bench herald-tune -j "$(nproc)"
 bench="$(cd "$build_dir" && pwd)/apps/herald-bcast-bench/herald-bcast-bench"
+tuner="$(cd "$build_dir" && pwd)/apps/herald-tune/herald-tune"
 
 # 3. The launcher: Open MPI refuses root and more ranks than cores unless told; MPICH's Hydra needs neither.
 version="$(mpiexec --version 2>&1 || true)"
@@ -66,10 +72,21 @@ outputs=()
 for ranks in $ranks_list; do
   mapfile -t flags < <(launcher_for "$ranks")
   out="results/bcast_p$ranks"
+  tuning=()
+  if [ "$tune" = 1 ]; then
+    # Every algorithm and segment size against MPI_Bcast, 1 B to 64 MiB: auto then runs the measured
+    # winner where MPI_Bcast is beaten beyond the spread, else MPI_Bcast (docs/tuning.md).
+    file="results/tuning_p$ranks.json"
+    command=(mpiexec "${flags[@]}" "$tuner" --exhaustive --max-bytes 64M -o "$file")
+    say "tuning, $ranks ranks: ${command[*]}"
+    timeout 1800 "${command[@]}" | tee "results/tuning_p$ranks.txt"
+    tuning=(env "HERALD_TUNING_FILE=$repo/$file")
+    outputs+=("$file" "results/tuning_p$ranks.txt")
+  fi
   command=(mpiexec "${flags[@]}" "$bench" --repetitions 7 --csv "$out.csv" --json "$out.json" "${bench_args[@]}")
-  say "benchmark, $ranks ranks: ${command[*]}"
+  say "benchmark, $ranks ranks: ${tuning[*]:1} ${command[*]}"
   # A hang must not go unnoticed: no default run comes near this limit.
-  timeout 1800 "${command[@]}" | tee "$out.txt"
+  timeout 1800 "${tuning[@]}" "${command[@]}" | tee "$out.txt"
   outputs+=("$out.txt" "$out.csv" "$out.json")
 done
 
