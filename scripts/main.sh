@@ -6,7 +6,7 @@
 # prints the tables and writes results/bcast_p<P>.{txt,csv,json} and the plots
 # results/bcast_{latency,ratio}_p<P>.png.
 #
-#   scripts/main.sh                          the default (4 to 6 minutes on a 2-core machine)
+#   scripts/main.sh                          the default (7 to 9 minutes on a 2-core machine)
 #   scripts/main.sh --ranks "2"              other rank counts
 #   scripts/main.sh --build-dir build-rel    another build directory (default build/)
 #   scripts/main.sh --no-tune                auto on the built-in cost model, no herald-tune

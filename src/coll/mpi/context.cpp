@@ -210,6 +210,21 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   return *handle.release();  // the attribute owns the handle from here on
 }
 
+const TuningCell* Context::measured(int ranks, std::size_t bytes) {
+  if (!tuning_) return nullptr;
+  // Ranks fit 24 bits and sizes 40 here; a larger shape is looked up each time.
+  if (ranks >= (1 << 24) || bytes >= (std::uint64_t{1} << 40)) return find_cell(*tuning_, ranks, bytes);
+  const std::uint64_t key = static_cast<std::uint64_t>(ranks) << 40 | bytes;
+  if (key == last_measured_key_) return last_measured_;
+  auto it = measured_.find(key);
+  if (it == measured_.end()) {
+    if (measured_.size() >= 1024) measured_.clear();  // a program sweeping sizes must not grow it forever
+    it = measured_.emplace(key, find_cell(*tuning_, ranks, bytes)).first;
+  }
+  last_measured_key_ = key;
+  return last_measured_ = it->second;
+}
+
 void Context::explain(const Problem& problem, const TuningCell* cell) {
   if (!verbose_ || problem.ranks < 2 || problem.bytes == 0) return;  // nothing moves: nothing to choose
   if (!explained_.insert({problem.ranks, problem.bytes}).second) return;

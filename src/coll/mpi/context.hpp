@@ -147,9 +147,8 @@ class Context {
   int launcher_node_size() const noexcept { return launcher_node_size_; }
   // The measured cell of the tuning file (HERALD_TUNING_FILE) "auto" takes for `ranks` and `bytes`, or
   // nullptr where the file has none (or there is no file): the cost model decides there.
-  const TuningCell* measured(int ranks, std::size_t bytes) const {
-    return tuning_ ? find_cell(*tuning_, ranks, bytes) : nullptr;
-  }
+  // Remembered per shape: a broadcast's own cost must not grow with the file.
+  const TuningCell* measured(int ranks, std::size_t bytes);
   // HERALD_VERBOSE=1: prints to stderr, once per (ranks, bytes), what "auto" runs and why: the measured
   // cell, or the cost model's prediction and runners-up. Called on the communicator's rank 0 only.
   void explain(const Problem& problem, const TuningCell* cell);
@@ -165,6 +164,9 @@ class Context {
   Parameters parameters_;
   CostModel model_;
   std::optional<Tuning> tuning_;
+  std::unordered_map<std::uint64_t, const TuningCell*> measured_;  // (ranks, bytes) -> cell or nullptr
+  std::uint64_t last_measured_key_ = ~std::uint64_t{0};
+  const TuningCell* last_measured_ = nullptr;
   int launcher_node_size_ = 0;
   bool verbose_ = false;
   std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
