@@ -36,29 +36,39 @@ for package in "${packages[@]}"; do
   [[ "$status" == installed ]] || missing+=("$package")
 done
 
-if [[ ${#missing[@]} -gt 0 ]]; then
+# as_root CMD...: runs CMD as root (directly, or through sudo).
+as_root() {
   if [[ $(id -u) -eq 0 ]]; then
-    as_root=()
+    "$@"
   elif command -v sudo >/dev/null; then
-    as_root=(sudo)
+    sudo "$@"
   else
-    echo "setup.sh: not root and no sudo; install these as root: ${missing[*]}" >&2
+    echo "setup.sh: not root and no sudo; run as root: $*" >&2
     exit 1
   fi
-  echo "setup.sh: installing ${missing[*]}"
+}
+apt_install() {
+  echo "setup.sh: installing $*"
   export DEBIAN_FRONTEND=noninteractive
-  "${as_root[@]}" apt-get update -qq
+  as_root apt-get update -qq
   # Recommends are left out: Open MPI's would pull a Fortran coarray toolchain herald never uses.
-  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+  as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
 
-# mpi4py from the registry, built against the system's Open MPI, in a virtual environment of its own (the
-# drop-in's Python test; CMake finds it at the same place, HERALD_MPI4PY_VENV).
+if [[ ${#missing[@]} -gt 0 ]]; then apt_install "${missing[@]}"; fi
+
+# mpi4py for the drop-in's Python test: from the registry, built against the system's Open MPI, in a
+# virtual environment of its own (CMake looks there first, HERALD_MPI4PY_VENV). Where the registry cannot
+# be reached, Debian's python3-mpi4py, built against the same Open MPI, instead.
 if [[ $mpi != mpich ]]; then
   venv=${HERALD_MPI4PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/herald/mpi4py-venv}
-  if ! "$venv/bin/python" -c 'import mpi4py' 2>/dev/null; then
+  if ! "$venv/bin/python" -c 'import mpi4py' 2>/dev/null && ! /usr/bin/python3 -c 'import mpi4py' 2>/dev/null; then
     echo "setup.sh: building mpi4py against Open MPI in $venv"
     /usr/bin/python3 -m venv "$venv"  # Debian's Python, which the packages above installed
-    MPICC=mpicc "$venv/bin/pip" install --quiet --no-cache-dir --no-binary=mpi4py 'mpi4py>=3.1,<5'
+    if ! MPICC=mpicc "$venv/bin/pip" install --quiet --no-cache-dir --no-binary=mpi4py 'mpi4py>=3.1,<5'; then
+      echo "setup.sh: the registry could not be used; Debian's python3-mpi4py instead" >&2
+      rm -rf "$venv"
+      apt_install python3-mpi4py
+    fi
   fi
 fi
