@@ -63,8 +63,10 @@ const TuningCell* find_cell(const Tuning& tuning, int ranks, std::size_t bytes);
 // initialised); local: asks no other process.
 TuningLayout this_job_layout();
 
-// Why a job of `job` cannot use a file measured with `file`, or nothing when it can: another MPI library,
-// or another number of ranks per node (where the job knows its own; 0 means unknown and is not compared).
+// Why a job of `job` cannot use a file measured with `file`, or nothing when it can: another MPI library, or
+// a job spanning nodes whose size is not a multiple of the file's ranks per node. Decided from what every
+// rank of the job sees alike (not the rank's own node, which may be a partly filled last one), so that all
+// ranks accept or refuse together.
 std::optional<std::string> layout_mismatch(const TuningLayout& file, const TuningLayout& job);
 
 }  // namespace herald

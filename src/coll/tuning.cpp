@@ -166,9 +166,11 @@ const TuningCell* find_cell(const Tuning& t, int ranks, std::size_t bytes) {
 std::optional<std::string> layout_mismatch(const TuningLayout& file, const TuningLayout& job) {
   if (file.mpi_library != job.mpi_library)
     return "measured with '" + file.mpi_library + "', but this job runs '" + job.mpi_library + "'";
-  if (job.ranks_per_node != 0 && file.ranks_per_node != job.ranks_per_node)
-    return "measured with " + std::to_string(file.ranks_per_node) + " ranks per node, but this job has " +
-           std::to_string(job.ranks_per_node);
+  // Only what every rank sees alike decides: a rank's own node may hold fewer ranks than the others (the
+  // last node of a job), and a refusal on some ranks only would leave the others waiting.
+  if (job.ranks > file.ranks_per_node && job.ranks % file.ranks_per_node != 0)
+    return "measured with " + std::to_string(file.ranks_per_node) + " ranks per node, which a job of " +
+           std::to_string(job.ranks) + " ranks cannot fill";
   return std::nullopt;
 }
 

@@ -95,9 +95,13 @@ TEST(Tuning, LayoutMustMatch) {
   const auto other_mpi = layout_mismatch(file, {.mpi_library = "MPICH 4.0.2", .ranks = 4, .ranks_per_node = 4});
   ASSERT_TRUE(other_mpi);
   EXPECT_NE(other_mpi->find("MPICH 4.0.2"), std::string::npos);
-  const auto other_layout = layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 8, .ranks_per_node = 8});
-  ASSERT_TRUE(other_layout);
-  EXPECT_NE(other_layout->find("8"), std::string::npos);
+  const auto unfillable = layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = 4});
+  ASSERT_TRUE(unfillable);
+  EXPECT_NE(unfillable->find("10 ranks"), std::string::npos);
+  // Every rank decides alike: the rank on a partly filled last node (2 of 4) sees what the others see.
+  for (int own : {0, 2, 4})
+    EXPECT_EQ(layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own}),
+              unfillable);
 }
 
 }  // namespace

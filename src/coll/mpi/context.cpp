@@ -150,9 +150,10 @@ Context::Context() : message_limit_(max_message_bytes) {
     parameters_ = parameters_from_environment();
     tuning_ = tuning_from_environment();
     // A job across nodes prices every flat algorithm with the slower, inter-node model.
+    // Whether the job spans nodes, from what every rank sees alike: its size and the file's ranks per node.
     const TuningLayout job = this_job_layout();
-    launcher_node_size_ = job.ranks_per_node;
-    const bool spans_nodes = job.ranks_per_node > 0 && job.ranks > job.ranks_per_node;
+    const bool spans_nodes = tuning_ && job.ranks > tuning_->layout.ranks_per_node;
+    if (spans_nodes) job_node_size_ = tuning_->layout.ranks_per_node;
     CostModel base = tuning_ ? tuning_->intra_node : CostModel{.alpha = 1.0e-6, .beta = 1.0e-10};
     if (tuning_ && spans_nodes && tuning_->inter_node) {
       // Flat algorithms cross the network; the hierarchical one prices its node-local level apart.

@@ -143,8 +143,9 @@ class Context {
   const std::string& default_algorithm() const noexcept { return default_algorithm_; }
   const Parameters& parameters() const noexcept { return parameters_; }
   const CostModel& cost_model() const noexcept { return model_; }
-  // Ranks per node as the launcher reports them (0: unknown), for communicators shaped like MPI_COMM_WORLD.
-  int launcher_node_size() const noexcept { return launcher_node_size_; }
+  // Ranks per node for communicators shaped like MPI_COMM_WORLD: the tuning file's, when the job spans
+  // nodes (0: one node). The same on every rank, as every rank's schedule must be.
+  int job_node_size() const noexcept { return job_node_size_; }
   // The measured cell of the tuning file (HERALD_TUNING_FILE) "auto" takes for `ranks` and `bytes`, or
   // nullptr where the file has none (or there is no file): the cost model decides there.
   // Remembered per shape: a broadcast's own cost must not grow with the file.
@@ -167,7 +168,7 @@ class Context {
   std::unordered_map<std::uint64_t, const TuningCell*> measured_;  // (ranks, bytes) -> cell or nullptr
   std::uint64_t last_measured_key_ = ~std::uint64_t{0};
   const TuningCell* last_measured_ = nullptr;
-  int launcher_node_size_ = 0;
+  int job_node_size_ = 0;
   bool verbose_ = false;
   std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
   SendWindow window_;

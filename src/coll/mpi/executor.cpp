@@ -307,7 +307,7 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
   call.key.parameters = merge(options.parameters, context.parameters());
   // Nodes hold consecutive ranks of MPI_COMM_WORLD (the launchers' default placement).
   if (call.key.parameters.node_size == 0 && slot.state->world_shaped())
-    call.key.parameters.node_size = context.launcher_node_size();
+    call.key.parameters.node_size = context.job_node_size();
   if (!call.key.algorithm && !call.native) {
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
     // rank decides alike), else the cost model, in CommState::plan().
