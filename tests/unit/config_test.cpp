@@ -48,6 +48,32 @@ TEST(Config, ReadsParametersFromTheEnvironment) {
   ::unsetenv("HERALD_CHAIN_FANOUT");
 }
 
+TEST(Config, ReadsTheNodeShapeAndTheNodesCosts) {
+  ::setenv("HERALD_RANKS_PER_NODE", "16", 1);
+  EXPECT_EQ(parameters_from_environment().node_size, 16);
+  for (const char* bad : {"0", "-2", "many"}) {
+    ::setenv("HERALD_RANKS_PER_NODE", bad, 1);
+    try {
+      parameters_from_environment();
+      ADD_FAILURE() << "HERALD_RANKS_PER_NODE=" << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("HERALD_RANKS_PER_NODE"), std::string::npos) << e.what();
+    }
+  }
+  ::unsetenv("HERALD_RANKS_PER_NODE");
+  // The node's own costs over a base model (a tuning file's): the network's figures stay.
+  ::setenv("HERALD_NODE_ALPHA", "3e-7", 1);
+  ::setenv("HERALD_NODE_BETA", "1e-10", 1);
+  const CostModel m = cost_model_from_environment({.alpha = 5e-6, .beta = 1e-9});
+  EXPECT_DOUBLE_EQ(m.alpha, 5e-6);
+  EXPECT_DOUBLE_EQ(m.within_node().alpha, 3e-7);
+  EXPECT_DOUBLE_EQ(m.within_node().beta, 1e-10);
+  ::setenv("HERALD_NODE_ALPHA", "fast", 1);
+  EXPECT_THROW(cost_model_from_environment(), Error);
+  ::unsetenv("HERALD_NODE_ALPHA");
+  ::unsetenv("HERALD_NODE_BETA");
+}
+
 TEST(Config, ReadsTheCostModelFromTheEnvironment) {
   ::unsetenv("HERALD_GAP");
   ::setenv("HERALD_ALPHA", "2e-6", 1);

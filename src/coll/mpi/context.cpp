@@ -151,8 +151,9 @@ Context::Context() : message_limit_(max_message_bytes) {
     tuning_ = tuning_from_environment();
     // A job across nodes prices every flat algorithm with the slower, inter-node model.
     // Whether the job spans nodes, from what every rank sees alike: its size and the file's ranks per node.
-    const TuningLayout job = this_job_layout();
-    const bool spans_nodes = tuning_ && job.ranks > tuning_->layout.ranks_per_node;
+    int world = 1;
+    if (tuning_) HERALD_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world));
+    const bool spans_nodes = tuning_ && world > tuning_->layout.ranks_per_node;
     if (spans_nodes) job_node_size_ = tuning_->layout.ranks_per_node;
     CostModel base = tuning_ ? tuning_->intra_node : CostModel{.alpha = 1.0e-6, .beta = 1.0e-10};
     if (tuning_ && spans_nodes && tuning_->inter_node) {
