@@ -20,12 +20,13 @@ packages=(
   libclang-rt-14-dev                         # clang's libFuzzer and sanitizer runtimes: the fuzz target
   python3 python3-matplotlib                 # benchmark plots
   gfortran                                   # the Fortran drop-in tests
+  libopenblas-dev liblapacke-dev             # herald-cholesky's tile kernels
   python3-venv python3-dev                   # mpi4py from the registry, built against the system MPI
 )
 case "$mpi" in
-  openmpi) packages+=(libopenmpi-dev openmpi-bin) ;;
-  mpich) packages+=(mpich libmpich-dev) ;;
-  both) packages+=(libopenmpi-dev openmpi-bin mpich libmpich-dev) ;;
+  openmpi) packages+=(libopenmpi-dev openmpi-bin libscalapack-openmpi-dev) ;;  # ScaLAPACK: herald-cholesky's peer
+  mpich) packages+=(mpich libmpich-dev libscalapack-mpich-dev) ;;
+  both) packages+=(libopenmpi-dev openmpi-bin mpich libmpich-dev libscalapack-openmpi-dev libscalapack-mpich-dev) ;;
   *) echo "setup.sh: HERALD_MPI must be openmpi, mpich or both, not '$mpi'" >&2; exit 2 ;;
 esac
 [[ ${HERALD_SIMGRID:-0} == 1 ]] && packages+=(libsimgrid-dev)
