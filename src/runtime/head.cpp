@@ -1,4 +1,5 @@
 #include "head.hpp"
+#include "idle.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -520,6 +521,7 @@ void HeadState::wait() {
     if (!pending_.empty() || !reads_.empty()) dispatch();
     flush_releases();
     auto checked = std::chrono::steady_clock::now();
+    Idle idle(settings_.idle_sleep, [this](std::chrono::nanoseconds d) { local_.wait(d); });
     while (!running_.empty() || reads_left_ > 0) {
       bool any = channel_.progress();
       any |= local_.poll();
@@ -529,7 +531,10 @@ void HeadState::wait() {
         check_workers();
         checked = std::chrono::steady_clock::now();
       }
-      if (!any) std::this_thread::yield();
+      if (any)
+        idle.busy();
+      else
+        idle.idle();
     }
   } catch (...) {
     broken_ = true;

@@ -26,6 +26,11 @@ void Pool::submit(std::uint64_t task, std::function<void()> job) {
   wake_.notify_one();
 }
 
+void Pool::wait_for_result(std::chrono::nanoseconds limit) {
+  std::unique_lock lock(mutex_);
+  finished_.wait_for(lock, limit, [this] { return stopping_ || !results_.empty(); });
+}
+
 void Pool::collect(std::vector<Result>& out) {
   std::lock_guard lock(mutex_);
   for (auto& r : results_) out.push_back(std::move(r));
@@ -55,6 +60,7 @@ void Pool::serve() {
     Result result = run(task, job);
     lock.lock();
     results_.push_back(std::move(result));
+    finished_.notify_one();
   }
 }
 

@@ -1,6 +1,7 @@
 // Threads that run kernels for a worker, so its communication thread keeps polling meanwhile.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -27,6 +28,9 @@ class Pool {
   void submit(std::uint64_t task, std::function<void()> job);
   // Moves the finished jobs' results into `out` (appended); does not block.
   void collect(std::vector<Result>& out);
+  // Blocks until a result is there to collect or `limit` has passed: an idle polling thread waits here,
+  // so that it wakes at once when a kernel ends (and a core frees) rather than after its whole sleep.
+  void wait_for_result(std::chrono::nanoseconds limit);
 
   // Runs `job` and times it, catching what it throws.
   static Result run(std::uint64_t task, const std::function<void()>& job);
@@ -35,6 +39,7 @@ class Pool {
   void serve();
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable finished_;
   std::deque<std::pair<std::uint64_t, std::function<void()>>> jobs_;
   std::vector<Result> results_;
   bool stopping_ = false;

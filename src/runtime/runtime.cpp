@@ -1,4 +1,5 @@
 #include "head.hpp"
+#include "idle.hpp"
 #include "worker.hpp"
 
 #include <herald/config.hpp>
@@ -92,6 +93,12 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
       options.worker_timeout = parse_seconds(*v, "HERALD_RUNTIME_TIMEOUT");
   }
   if (options.heartbeat <= 0) options.heartbeat = std::min(1.0, options.worker_timeout / 10);
+  if (!options.idle_sleep) {
+    options.idle_sleep = 50e-6;
+    if (auto v = environment("HERALD_RUNTIME_IDLE_SLEEP"))
+      options.idle_sleep = parse_seconds(*v, "HERALD_RUNTIME_IDLE_SLEEP");
+  }
+  if (*options.idle_sleep < 0) throw Error(Errc::invalid_argument, "Options::idle_sleep must not be negative");
   if (!options.link) {
     const CostModel model = cost_model_from_environment();
     options.link = Link{.alpha = model.alpha, .beta = model.beta};
@@ -155,6 +162,7 @@ void Runtime::run(const std::function<void(Head&)>& program) {
                              .broadcast = *s.options.broadcast,
                              .sync = *s.options.broadcast_sync,
                              .log = s.log,
+                             .idle_sleep = *s.options.idle_sleep,
                              .endpoint = s.endpoint.get()},
         s.id);
     try {
@@ -169,9 +177,12 @@ void Runtime::run(const std::function<void(Head&)>& program) {
       for (int r = 1; r < size(); ++r) channel.post(r, detail::stop_handler, {}, {}, 0, {});
     }
   } else {
+    detail::Idle idle(*s.options.idle_sleep, [&worker](std::chrono::nanoseconds d) { worker.wait(d); });
     while (!worker.stopped()) {
-      const bool any = channel.progress() | worker.poll();
-      if (!any) std::this_thread::yield();
+      if (channel.progress() | worker.poll())
+        idle.busy();
+      else
+        idle.idle();
     }
   }
   if (lost) {

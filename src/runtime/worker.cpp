@@ -1,5 +1,7 @@
 #include "worker.hpp"
 
+#include <thread>
+
 #include <herald/error.hpp>
 
 #include <algorithm>
@@ -464,6 +466,13 @@ bool Worker::poll() {
     }
   }
   return any;
+}
+
+void Worker::wait(std::chrono::nanoseconds limit) {
+  if (pool_ && running_ > 0)
+    pool_->wait_for_result(limit);
+  else
+    std::this_thread::sleep_for(limit);
 }
 
 void Worker::quiesce() {

@@ -48,6 +48,8 @@ class Worker {
   // One pass: runs ready tasks, collects finished ones, reports them, says it is alive. True if anything
   // happened.
   bool poll();
+  // Sleeps for at most `limit` while idle, waking early when one of its kernels ends.
+  void wait(std::chrono::nanoseconds limit);
   bool stopped() const noexcept { return stopped_; }
   // After stop: no new task starts and no request is served; returns once no kernel runs.
   void quiesce();

@@ -151,6 +151,11 @@ struct Options {
   double worker_timeout = 0;
   // How often an idle or busy worker tells the head it is alive; 0: a tenth of the timeout, at most 1 s.
   double heartbeat = 0;
+  // The longest a polling loop (a worker's, or the head's in wait()) sleeps when it has found nothing to do
+  // for a while, in seconds: spinning without end takes a core from the kernels; sleeping delays noticing
+  // a message by at most this. 0: never sleep (spin, yielding the processor). Unset:
+  // HERALD_RUNTIME_IDLE_SLEEP, else 50e-6.
+  std::optional<double> idle_sleep{};
   // Communication model for scheduling; unset: HERALD_ALPHA / HERALD_BETA as for coll's auto.
   std::optional<Link> link{};
   // How a version read on several workers that lack it gets there; unset: HERALD_RT_BCAST, else nobcast.
