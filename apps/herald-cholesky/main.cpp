@@ -52,10 +52,12 @@ void report(const Options& o, const Result& r, int ranks) {
                 r.grid.c_str(), r.strategy.c_str(), r.seconds, gflops,
                 checked ? std::to_string(r.residual).c_str() : "");
   } else {
-    std::printf("herald-cholesky: %s, N %lld, tile %lld (%d x %d tiles), %s precision, %d ranks, %d thread%s each, "
+    const std::string threads = r.threads == 0 ? "kernels on the polling thread"
+                                : std::to_string(r.threads) + (r.threads == 1 ? " thread each" : " threads each");
+    std::printf("herald-cholesky: %s, N %lld, tile %lld (%d x %d tiles), %s precision, %d ranks, %s, "
                 "mapping %s%s%s, strategy %s: %.4f s, %.2f GFlop/s, ",
                 to_string(o.solver), static_cast<long long>(o.n), static_cast<long long>(o.tile), r.tiles, r.tiles,
-                to_string(o.precision), ranks, r.threads, r.threads == 1 ? "" : "s", mapping,
+                to_string(o.precision), ranks, threads.c_str(), mapping,
                 r.grid == "-" ? "" : " ", r.grid == "-" ? "" : r.grid.c_str(), r.strategy.c_str(), r.seconds, gflops);
     if (checked)
       std::printf("scaled residual %.3g (threshold %g)\n", r.residual, residual_threshold);

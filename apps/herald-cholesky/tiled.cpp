@@ -122,7 +122,7 @@ Result run(const Options& o, const KernelTimes& times, MPI_Comm comm) {
   result.strategy = o.strategy.empty() ? (std::getenv("HERALD_RT_BCAST") ? std::getenv("HERALD_RT_BCAST") : "nobcast")
                                        : o.strategy;
   result.tiles = static_cast<int>(layout.tiles());
-  result.threads = std::max(1, runtime.threads());
+  result.threads = runtime.threads();
   result.grid = o.mapping == Mapping::cyclic ? std::to_string(grid.rows) + "x" + std::to_string(grid.cols) : "-";
   runtime.run([&](rt::Head& head) {
     const std::int64_t tiles = layout.tiles();
