@@ -3,7 +3,7 @@
 #include <herald/error.hpp>
 #include <herald/runtime/broadcast.hpp>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"  // CLI11, also under SimGrid's smpicxx
 
 #include <regex>
 #include <sstream>

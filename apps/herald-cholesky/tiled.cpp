@@ -17,13 +17,12 @@ namespace {
 
 namespace rt = herald::runtime;
 
-// Simulated builds (SimGrid's smpicxx) spend each kernel's measured time instead of running it.
+// Simulated builds (SimGrid's smpicxx) model each kernel by its measured time (TaskContext::occupy): the
+// node keeps communicating meanwhile, and as many kernels overlap as the runtime has threads.
 #ifdef SMPI_H
 constexpr bool simulated = true;
-void spend(double seconds) { smpi_execute(seconds); }
 #else
 constexpr bool simulated = false;
-void spend(double) {}
 #endif
 
 // The extents of a kernel's tiles and its step, packed as its arguments.
@@ -42,7 +41,9 @@ template <class T>
 void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generator& gen, const KernelTimes& times) {
   const double scalar = sizeof(T);
   auto side = [scalar](std::size_t bytes) { return static_cast<std::int64_t>(std::llround(std::sqrt(bytes / scalar))); };
-  auto timed = [&times](Kernel kernel, const Step& s) { spend(times.time(kernel, s.rows, s.cols, s.inner)); };
+  auto timed = [&times](rt::TaskContext& t, Kernel kernel, const Step& s) {
+    t.occupy(times.time(kernel, s.rows, s.cols, s.inner));
+  };
 
   runtime.kernel(
       "generate",
@@ -55,7 +56,7 @@ void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generato
       "potrf",
       [timed, tile = layout.tile](rt::TaskContext& t) {
         const auto s = t.argument<Step>();
-        if (simulated) return timed(Kernel::potrf, s);
+        if (simulated) return timed(t, Kernel::potrf, s);
         if (const int info = potrf<T>(s.rows, t.inout<T>(0)); info != 0) {
           std::ostringstream why;
           why << "the matrix is not positive definite: POTRF of tile (" << s.k << ", " << s.k << ") at step " << s.k
@@ -72,7 +73,7 @@ void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generato
       "trsm",
       [timed](rt::TaskContext& t) {
         const auto s = t.argument<Step>();
-        if (simulated) return timed(Kernel::trsm, s);
+        if (simulated) return timed(t, Kernel::trsm, s);
         trsm<T>(s.rows, s.inner, t.in<T>(0), t.inout<T>(1));
       },
       [&times, side, scalar](std::span<const std::size_t> bytes) {
@@ -83,7 +84,7 @@ void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generato
       "syrk",
       [timed](rt::TaskContext& t) {
         const auto s = t.argument<Step>();
-        if (simulated) return timed(Kernel::syrk, s);
+        if (simulated) return timed(t, Kernel::syrk, s);
         syrk<T>(s.rows, s.inner, t.in<T>(0), t.inout<T>(1));
       },
       [&times, side, scalar](std::span<const std::size_t> bytes) {
@@ -94,7 +95,7 @@ void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generato
       "gemm",
       [timed](rt::TaskContext& t) {
         const auto s = t.argument<Step>();
-        if (simulated) return timed(Kernel::gemm, s);
+        if (simulated) return timed(t, Kernel::gemm, s);
         gemm<T>(s.rows, s.cols, s.inner, t.in<T>(0), t.in<T>(1), t.inout<T>(2));
       },
       [&times, scalar](std::span<const std::size_t> bytes) {
@@ -128,12 +129,16 @@ Result run(const Options& o, const KernelTimes& times, MPI_Comm comm) {
     const std::int64_t tiles = layout.tiles();
     std::vector<std::vector<T>> storage(static_cast<std::size_t>(layout.lower_tiles()));
     std::vector<rt::Data> a(storage.size());
+    // Simulated runs give every tile handle the same block of one tile's size: their tiles are generated
+    // on the workers and never read back, so the head's buffers are never touched.
+    std::vector<T> simulated_block(simulated ? static_cast<std::size_t>(layout.tile * layout.tile) : 0);
     for (std::int64_t m = 0; m < tiles; ++m)
       for (std::int64_t k = 0; k <= m; ++k) {
         const auto i = static_cast<std::size_t>(Layout::index(m, k));
-        // Simulated runs keep one element per tile on the head: nothing is read back.
-        storage[i].resize(simulated ? 1 : static_cast<std::size_t>(layout.extent(m) * layout.extent(k)));
-        a[i] = head.data(std::as_writable_bytes(std::span(storage[i])), "A[" + std::to_string(m) + "][" + std::to_string(k) + "]");
+        const auto size = static_cast<std::size_t>(layout.extent(m) * layout.extent(k));
+        if (!simulated) storage[i].resize(size);
+        const std::span<T> buffer = simulated ? std::span(simulated_block).first(size) : std::span(storage[i]);
+        a[i] = head.data(std::as_writable_bytes(buffer), "A[" + std::to_string(m) + "][" + std::to_string(k) + "]");
       }
     const auto tile = [&](std::int64_t m, std::int64_t k) { return a[static_cast<std::size_t>(Layout::index(m, k))]; };
     const auto owner = [&](std::int64_t m, std::int64_t n) {

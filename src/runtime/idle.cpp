@@ -4,6 +4,9 @@
 #include <thread>
 
 #include <mpi.h>
+#ifdef SMPI_H
+#include <smpi/smpi_helpers_internal.h>
+#endif
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
@@ -12,11 +15,11 @@ namespace herald::runtime::detail {
 namespace {
 
 // Spinning this long finds most replies to a request just sent without a sleep.
-constexpr std::chrono::microseconds spin_before_sleep{20};
-constexpr std::chrono::microseconds first_sleep{2};
+constexpr double spin_before_sleep = 20e-6;
+constexpr std::chrono::nanoseconds first_sleep{2000};
 
 void precise_sleeps() noexcept {
-#if defined(__linux__)
+#if defined(__linux__) && !defined(SMPI_H)
   // Linux lets a sleep run 50 us late by default; ask for 1 us on this thread.
   thread_local const bool done = (prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL), true);
   (void)done;
@@ -25,13 +28,18 @@ void precise_sleeps() noexcept {
 
 }  // namespace
 
+void idle_sleep(std::chrono::nanoseconds duration) {
+#ifdef SMPI_H
+  smpi_usleep(static_cast<useconds_t>(std::max<long long>(1, duration.count() / 1000)));
+#else
+  std::this_thread::sleep_for(duration);
+#endif
+}
+
 Idle::Idle(double max_sleep_seconds, Wait wait)
     : max_sleep_(std::chrono::nanoseconds(static_cast<long long>(std::max(0.0, max_sleep_seconds) * 1e9))),
       wait_(std::move(wait)) {
-  if (!wait_) wait_ = [](std::chrono::nanoseconds d) { std::this_thread::sleep_for(d); };
-#ifdef SMPI_H
-  max_sleep_ = {};  // SimGrid's SMPI: a real sleep would only slow the simulation down
-#endif
+  if (!wait_) wait_ = idle_sleep;
 }
 
 void Idle::idle() {
@@ -39,17 +47,17 @@ void Idle::idle() {
     std::this_thread::yield();
     return;
   }
-  const auto now = Clock::now();
-  if (!idle_since_.set) {
-    idle_since_ = {now, true};
+  const double now = MPI_Wtime();  // SMPI's is the simulated clock, which the sleeps advance
+  if (idle_since_ < 0) {
+    idle_since_ = now;
     return;
   }
-  if (now - idle_since_.at < spin_before_sleep) {
+  if (now - idle_since_ < spin_before_sleep) {
     std::this_thread::yield();
     return;
   }
   precise_sleeps();
-  sleep_ = std::min(max_sleep_, sleep_.count() == 0 ? std::chrono::nanoseconds(first_sleep) : 2 * sleep_);
+  sleep_ = std::min(max_sleep_, sleep_.count() == 0 ? first_sleep : 2 * sleep_);
   wait_(sleep_);
 }
 

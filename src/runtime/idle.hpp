@@ -9,24 +9,25 @@
 
 namespace herald::runtime::detail {
 
+// Sleeps this long: in simulated time under SimGrid's SMPI, where a real sleep would stall the simulation.
+void idle_sleep(std::chrono::nanoseconds duration);
+
 class Idle {
  public:
   // `wait` sleeps for at most its argument; it may return early, when there is work (a kernel ended).
   using Wait = std::function<void(std::chrono::nanoseconds)>;
   explicit Idle(double max_sleep_seconds, Wait wait = {});
-  void busy() noexcept { sleep_ = {}; idle_since_.reset(); }
+  void busy() noexcept {
+    sleep_ = {};
+    idle_since_ = -1;
+  }
   void idle();
 
  private:
-  using Clock = std::chrono::steady_clock;
   std::chrono::nanoseconds max_sleep_;
   Wait wait_;
   std::chrono::nanoseconds sleep_{};
-  struct Since {
-    Clock::time_point at;
-    bool set = false;
-    void reset() noexcept { set = false; }
-  } idle_since_;
+  double idle_since_ = -1;  // seconds (this process's clock; SMPI's simulated one), or -1: busy
 };
 
 }  // namespace herald::runtime::detail

@@ -1,5 +1,8 @@
 #include "head.hpp"
 #include "idle.hpp"
+
+#include <cmath>
+#include <thread>
 #include "worker.hpp"
 
 #include <herald/config.hpp>
@@ -53,7 +56,18 @@ struct Runtime::State {
   std::unique_ptr<detail::HeadState> head;
   std::uint64_t id = ++runtimes_made;
   bool running = false;
+  int modelled_cores = 1;  // the threads asked for: modelled kernels that overlap under SMPI
 };
+
+void TaskContext::occupy(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    throw Error(Errc::invalid_argument, "TaskContext::occupy: " + std::to_string(seconds) + " is not a duration");
+#ifdef SMPI_H
+  occupied_ += seconds;  // the worker ends the task that much later in simulated time
+#else
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+#endif
+}
 
 void TaskContext::check_argument(std::size_t offset, std::size_t size) const {
   if (offset > arguments_.size() || size > arguments_.size() - offset)
@@ -113,6 +127,7 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   }
   if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_switch(*v, "HERALD_RT_LOG");
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
+  state_->modelled_cores = std::max(1, options.threads);
   int provided = MPI_THREAD_SINGLE;
   HERALD_MPI(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
@@ -147,6 +162,7 @@ void Runtime::run(const std::function<void(Head&)>& program) {
   auto names = gather_kernel_names(channel.comm(), s.kernels);
   detail::Worker worker(channel, s.kernels,
                         {.threads = s.options.threads,
+                         .modelled_cores = s.modelled_cores,
                          .heartbeat = s.options.heartbeat,
                          .endpoint = s.endpoint.get(),
                          .groups = s.groups.get()});

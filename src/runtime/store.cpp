@@ -2,9 +2,37 @@
 
 #include <algorithm>
 
+#include <mpi.h>
+#ifdef SMPI_H
+#include <cstdlib>
+#include <string_view>
+#endif
+
 namespace herald::runtime::detail {
 
+#ifdef SMPI_H
+namespace {
+// SimGrid's SMPI runs every rank in one process: with HERALD_SMPI_SHARED_REPLICAS=1 every replica maps one
+// shared block (SMPI_SHARED_MALLOC), so a simulation whose kernels only spend their measured time (the
+// data is then meaningless) can hold matrices larger than this machine's memory.
+bool shared_replicas() {
+  static const bool shared = [] {
+    const char* v = std::getenv("HERALD_SMPI_SHARED_REPLICAS");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return shared;
+}
+}  // namespace
+#endif
+
 Replica Replica::allocate(std::size_t bytes) {
+#ifdef SMPI_H
+  if (shared_replicas() && bytes > 0) {
+    auto* block = static_cast<std::byte*>(SMPI_SHARED_MALLOC(bytes));
+    std::shared_ptr<std::byte[]> owner(block, [](std::byte* p) { SMPI_SHARED_FREE(p); });
+    return {std::span(block, bytes), std::move(owner)};
+  }
+#endif
   // One allocation for the bytes and their count, zeroed as before: a kernel need not fill all its output.
   std::shared_ptr<std::byte[]> owner = std::make_shared<std::byte[]>(bytes);
   return {std::span(owner.get(), bytes), std::move(owner)};

@@ -1,6 +1,6 @@
 #include "worker.hpp"
 
-#include <thread>
+#include "idle.hpp"
 
 #include <herald/error.hpp>
 
@@ -380,11 +380,18 @@ void Worker::start(std::uint64_t task) {
   auto job = [this, &local] {
     TaskContext context(local.order.task, rank_, local.views, local.order.arguments);
     kernels_[local.order.kernel].run(context);
+    local.occupied = context.occupied();
   };
   if (pool_) {
     pool_->submit(task, std::move(job));
   } else {
-    results_.push_back(Pool::run(task, job));
+    Pool::Result result = Pool::run(task, job);
+    if (local.occupied > 0 && !result.error) {
+      result.seconds += local.occupied;
+      modelled_.emplace_back(MPI_Wtime() + local.occupied, std::move(result));
+    } else {
+      results_.push_back(std::move(result));
+    }
   }
 }
 
@@ -432,8 +439,19 @@ bool Worker::poll() {
     }
     pool_->collect(results_);
   } else {
-    // Kernels on the polling thread: ready tasks for up to a slice of time, then messages again.
-    while (!ready_.empty() && !stopped_ && std::chrono::steady_clock::now() - now < inline_slice) {
+    // Kernels on the polling thread: ready tasks for up to a slice of time, then messages again. Modelled
+    // kernels hold one of the modelled cores until their time has passed.
+    const double clock = MPI_Wtime();
+    for (auto it = modelled_.begin(); it != modelled_.end();) {
+      if (it->first <= clock) {
+        results_.push_back(std::move(it->second));
+        it = modelled_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    while (!ready_.empty() && !stopped_ && modelled_.size() < static_cast<std::size_t>(settings_.modelled_cores) &&
+           std::chrono::steady_clock::now() - now < inline_slice) {
       const std::uint64_t task = ready_.top().task;
       ready_.pop();
       start_guarded(task);
@@ -469,16 +487,23 @@ bool Worker::poll() {
 }
 
 void Worker::wait(std::chrono::nanoseconds limit) {
-  if (pool_ && running_ > 0)
+  if (pool_ && running_ > 0) {
     pool_->wait_for_result(limit);
-  else
-    std::this_thread::sleep_for(limit);
+  } else if (!modelled_.empty()) {  // until the first modelled kernel ends, if that is sooner
+    double first = modelled_.front().first;
+    for (const auto& m : modelled_) first = std::min(first, m.first);
+    const auto until = std::chrono::nanoseconds(static_cast<long long>(std::max(0.0, first - MPI_Wtime()) * 1e9));
+    idle_sleep(std::clamp(until, std::chrono::nanoseconds(1000), limit));
+  } else {
+    idle_sleep(limit);
+  }
 }
 
 void Worker::quiesce() {
   stopped_ = true;
   pool_.reset();  // waits for the kernels running now
   results_.clear();
+  modelled_.clear();
 }
 
 }  // namespace herald::runtime::detail

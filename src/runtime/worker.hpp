@@ -36,6 +36,7 @@ class Worker {
  public:
   struct Settings {
     int threads = 1;          // 0: kernels run on the polling thread
+    int modelled_cores = 1;   // with threads 0: modelled kernels (TaskContext::occupy) that overlap
     double heartbeat = 1.0;   // seconds between "alive" messages to the head (not from the head itself)
     dyn::Endpoint* endpoint = nullptr;  // carries dynbcast broadcasts
     MPI_Comm groups = MPI_COMM_NULL;    // the parent of mpibcast's communicators (all processes)
@@ -71,6 +72,7 @@ class Worker {
     int missing_here = 0;              // of which this rank makes (or already asked for)
     std::vector<Replica> keep;         // inputs and outputs, alive while the kernel runs
     std::vector<TaskContext::View> views;
+    double occupied = 0;               // seconds the kernel modelled (TaskContext::occupy)
   };
   struct Ready {
     std::int32_t priority;
@@ -134,6 +136,8 @@ class Worker {
   int running_ = 0;
   std::unique_ptr<Pool> pool_;
   std::vector<Pool::Result> results_;
+  // Kernels on the polling thread that modelled their time: each ends at its time on MPI_Wtime's clock.
+  std::vector<std::pair<double, Pool::Result>> modelled_;
   Encoder done_;              // completions not yet reported
   std::uint32_t done_count_ = 0;
   bool stopped_ = false;

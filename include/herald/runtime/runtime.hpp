@@ -115,6 +115,12 @@ class TaskContext {
   }
   std::uint64_t task() const noexcept { return task_; }  // the number submit() returned for it
   int rank() const noexcept { return rank_; }
+  // The kernel keeps its core busy `seconds` longer (a modelled kernel: a measured time instead of the
+  // work). On a real machine the kernel's thread sleeps that long. Under SimGrid's SMPI the task ends that
+  // much later in simulated time while the process keeps communicating, and up to `Options::threads`
+  // such tasks overlap: a node with that many cores and a thread of its own for communication.
+  void occupy(double seconds);
+  double occupied() const noexcept { return occupied_; }
 
   struct View {
     std::byte* data;
@@ -134,6 +140,7 @@ class TaskContext {
   int rank_;
   std::span<const View> views_;
   std::span<const std::byte> arguments_;
+  double occupied_ = 0;
 };
 
 using Kernel = std::function<void(TaskContext&)>;
@@ -143,7 +150,8 @@ using KernelCost = std::function<double(std::span<const std::size_t> access_byte
 struct Options {
   // Threads per worker that run kernels; 0: none, kernels run on the communication thread between
   // polls; negative: HERALD_RUNTIME_THREADS, else 1. Where MPI grants less than MPI_THREAD_FUNNELED
-  // (SimGrid's SMPI), kernels run on the communication thread whatever this says.
+  // (SimGrid's SMPI), kernels run on the communication thread whatever this says, and this many modelled
+  // kernels (TaskContext::occupy) overlap in simulated time.
   int threads = -1;
   // unset: HERALD_RUNTIME_SCHEDULER (heft, round_robin, mapped), else heft.
   std::optional<Scheduler> scheduler{};
