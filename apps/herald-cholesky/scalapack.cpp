@@ -18,6 +18,7 @@ void Cblacs_gridinit(int* context, const char* order, int rows, int cols);
 void Cblacs_gridinfo(int context, int* rows, int* cols, int* row, int* col);
 void Cblacs_gridexit(int context);
 void Cfree_blacs_system_handle(int handle);
+void Cblacs_exit(int keep_mpi);
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc,
                const int* icsrc, const int* context, const int* lld, int* info);
@@ -92,9 +93,18 @@ Result run(const Options& o, MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   const Grid grid = o.grid.value_or(squarest_grid(size));
-  const int handle = Csys2blacs_handle(comm);
-  int context = handle;
-  Cblacs_gridinit(&context, "Row", grid.rows, grid.cols);
+  // BLACS's grid for this call, released on every path out.
+  struct Blacs {
+    int handle, context;
+    ~Blacs() {
+      Cblacs_gridexit(context);
+      Cfree_blacs_system_handle(handle);
+      Cblacs_exit(1);  // BLACS frees what it holds; MPI stays up (1: do not finalise it)
+    }
+  } blacs{Csys2blacs_handle(comm), 0};
+  blacs.context = blacs.handle;
+  Cblacs_gridinit(&blacs.context, "Row", grid.rows, grid.cols);
+  const int context = blacs.context;
   int rows_, cols_, row = 0, col = 0;
   Cblacs_gridinfo(context, &rows_, &cols_, &row, &col);
   const int n = static_cast<int>(o.n), nb = static_cast<int>(o.tile), zero = 0;
@@ -119,8 +129,6 @@ Result run(const Options& o, MPI_Comm comm) {
   result.grid = std::to_string(grid.rows) + "x" + std::to_string(grid.cols);
   result.tiles = static_cast<int>((o.n + o.tile - 1) / o.tile);
   if (info > 0) {
-    Cblacs_gridexit(context);
-    Cfree_blacs_system_handle(handle);
     throw Error(Errc::task_failed, "the matrix is not positive definite: ScaLAPACK's potrf returned info " +
                                        std::to_string(info) + " (its leading minor of order " + std::to_string(info) + ")");
   }
@@ -134,8 +142,6 @@ Result run(const Options& o, MPI_Comm comm) {
     const double rnorm = norm1(&n, original.data(), desc, work.data());
     result.residual = rnorm / (anorm * o.n * (std::numeric_limits<T>::epsilon() / 2));
   }
-  Cblacs_gridexit(context);
-  Cfree_blacs_system_handle(handle);
   return result;
 }
 
