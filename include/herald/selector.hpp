@@ -4,6 +4,8 @@
 #include <herald/algorithms.hpp>
 #include <herald/simulator.hpp>
 
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace herald {
@@ -28,12 +30,24 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
 // The algorithm choose_algorithm() picks.
 const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model);
 
+// Built-in models of typical machines (docs/tuning.md, "Without a tuning file"): published orders of
+// magnitude for their latency, bandwidth and per-message cost, not measurements of any one machine.
+struct CostPreset {
+  const char* name;
+  const char* describes;
+  CostModel model;
+};
+std::span<const CostPreset> cost_presets() noexcept;
+// The preset of that name; throws Error(invalid_argument) naming the choices for any other.
+const CostPreset& cost_preset(std::string_view name);
+
 // The cost model "auto" uses: HERALD_ALPHA, HERALD_BETA and HERALD_GAP (seconds, seconds per byte), and
 // HERALD_NETWORK (ports or fair) with HERALD_OVERHEAD and HERALD_EAGER_BYTES for the fair-sharing network;
-// unset ones keep values measured on a shared-memory node (docs/configuration.md). Throws
-// Error(invalid_argument) naming the variable on a bad value.
+// unset ones come from the preset HERALD_PRESET names, else keep values measured on a shared-memory node
+// (docs/configuration.md). Throws Error(invalid_argument) naming the variable on a bad value.
 CostModel cost_model_from_environment();
-// The same over `base` (a tuning file's model): each variable set replaces its value.
+// The same over `base` (a tuning file's model, which HERALD_PRESET does not replace): each variable set
+// replaces its value.
 CostModel cost_model_from_environment(const CostModel& base);
 
 }  // namespace herald

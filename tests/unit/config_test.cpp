@@ -184,5 +184,41 @@ TEST(Config, ParsesCountLists) {
   }
 }
 
+// Built-in models of typical machines: HERALD_PRESET picks one, the single variables still win, a tuning
+// file's model (a base) is not replaced, and an unknown name is refused with the choices.
+TEST(Config, CostPresets) {
+  ASSERT_GE(cost_presets().size(), 5u);
+  for (const CostPreset& p : cost_presets()) {
+    ::setenv("HERALD_PRESET", p.name, 1);
+    const CostModel m = cost_model_from_environment();
+    EXPECT_DOUBLE_EQ(m.alpha, p.model.alpha) << p.name;
+    EXPECT_DOUBLE_EQ(m.beta, p.model.beta) << p.name;
+    EXPECT_GT(m.alpha, 0) << p.name;
+    EXPECT_LT(m.beta, 1e-9) << p.name;  // faster than 1 GB/s
+    EXPECT_LE(m.within_node().alpha, m.alpha) << p.name;  // shared memory is never slower than the network
+    EXPECT_EQ(&cost_preset(p.name), &p);
+  }
+  ::setenv("HERALD_PRESET", "infiniband-hdr", 1);
+  ::setenv("HERALD_ALPHA", "7e-6", 1);
+  EXPECT_DOUBLE_EQ(cost_model_from_environment().alpha, 7e-6);
+  EXPECT_DOUBLE_EQ(cost_model_from_environment().beta, cost_preset("infiniband-hdr").model.beta);
+  ::unsetenv("HERALD_ALPHA");
+  EXPECT_DOUBLE_EQ(cost_model_from_environment({.alpha = 5e-6, .beta = 1e-9}).alpha, 5e-6);
+  ::setenv("HERALD_PRESET", "token-ring", 1);
+  try {
+    (void)cost_model_from_environment();
+    ADD_FAILURE() << "an unknown preset was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("HERALD_PRESET 'token-ring' is not one of shared-memory, ethernet-10g"),
+              std::string::npos)
+        << e.what();
+  }
+  ::unsetenv("HERALD_PRESET");
+  // Different machines, different choices: at 64 ranks and 1 MiB auto does not price them alike.
+  const Problem problem{.ranks = 64, .root = 0, .bytes = 1 << 20, .parameters = {}};
+  EXPECT_NE(choose_algorithm(problem, cost_preset("shared-memory").model).seconds,
+            choose_algorithm(problem, cost_preset("ethernet-10g").model).seconds);
+}
+
 }  // namespace
 }  // namespace herald

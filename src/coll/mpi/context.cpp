@@ -155,7 +155,8 @@ Context::Context() : message_limit_(max_message_bytes) {
     if (tuning_) HERALD_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world));
     const bool spans_nodes = tuning_ && world > tuning_->layout.ranks_per_node;
     if (spans_nodes) job_node_size_ = tuning_->layout.ranks_per_node;
-    CostModel base = tuning_ ? tuning_->intra_node : CostModel{.alpha = 1.0e-6, .beta = 1.0e-10};
+    // A measured file wins over a preset; without either, the defaults (cost_model_from_environment()).
+    CostModel base = tuning_ ? tuning_->intra_node : cost_model_from_environment();
     if (tuning_ && spans_nodes && tuning_->inter_node) {
       // Flat algorithms cross the network; the hierarchical one prices its node-local level apart.
       base = *tuning_->inter_node;
