@@ -2,6 +2,7 @@
 #include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
+#include <herald/selector.hpp>
 #include <herald/simulator.hpp>
 
 #include <CLI/CLI.hpp>
@@ -16,7 +17,10 @@ int main(int argc, char** argv) {
   std::string segment_text;
   herald::CostModel model;
   bool json = false;
-  app.add_option("--algorithm", algorithm, "algorithm name: " + herald::algorithm_names())->required();
+  app.add_option("--algorithm", algorithm,
+                 "algorithm name: " + herald::algorithm_names() +
+                     "; or auto: what auto picks under this cost model (algorithm and parameters), simulated")
+      ->required();
   app.add_option("--ranks", problem.ranks, "number of ranks P")->required();
   app.add_option("--bytes", bytes_text, "bytes broadcast (K/M/G suffixes)")->required();
   app.add_option("--root", problem.root, "root rank")->capture_default_str();
@@ -52,6 +56,13 @@ int main(int argc, char** argv) {
     model.eager_bytes = herald::parse_bytes(eager_text, "--eager");
     model.network = network == "fair" ? herald::Network::fair_sharing : herald::Network::ports;
     if (!segment_text.empty()) problem.parameters.segment = herald::parse_bytes(segment_text, "--segment");
+    double closed_form = -1;
+    if (algorithm == "auto") {
+      const herald::Choice choice = herald::choose_algorithm(problem, model);
+      algorithm = choice.algorithm->name;
+      problem.parameters = choice.parameters;
+      closed_form = choice.seconds;
+    }
     const auto& info = herald::find_algorithm(algorithm);
     const herald::Schedule schedule = herald::make_schedule(info, problem);
     const herald::Simulation sim = herald::simulate(schedule, model, window);
@@ -73,6 +84,7 @@ int main(int argc, char** argv) {
         {"predicted_us", sim.predicted_seconds * 1e6},
         {"lower_bound_us", sim.lower_bound_seconds * 1e6},
     };
+    if (closed_form >= 0) out["auto_priced_us"] = closed_form * 1e6;  // auto's own closed-form price
     if (!sim.delivered) out["problem"] = sim.problem;
     if (json) {
       std::cout << out.dump(2) << "\n";
