@@ -31,21 +31,10 @@ die() { smpi_die "$@"; }
 nodes=16,64,100 sizes=8192,16384,32768 bandwidths=10Gbps,100Gbps latency=1us
 strategies=nobcast,dynbcast,p2p,mpibcast tile=512 cores=16 kernel_times="" timeout=3600
 out=$repo/bench/cholesky/results build=$repo/build-smpi
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --nodes | --sizes | --bandwidths | --latency | --strategies | --tile | --cores | --kernel-times | --timeout | --out | --build)
-      [[ $# -ge 2 ]] || die "$1 needs a value"
-      name=${1#--}
-      declare "${name//-/_}=$2"
-      shift 2
-      ;;
-    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
-for list in "$nodes" "$sizes"; do
-  [[ $list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "'$list' is not a comma list of positive counts"
-done
+source "$repo/bench/options.sh"
+parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times timeout out build" "$@"
+counts_list "$nodes" --nodes
+counts_list "$sizes" --sizes
 [[ $tile =~ ^[1-9][0-9]*$ ]] || die "--tile must be a positive size, not '$tile'"
 [[ $cores =~ ^[1-9][0-9]*$ ]] || die "--cores must be a positive count, not '$cores'"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds"

@@ -22,23 +22,14 @@ die() {
 }
 ranks=2,4 sizes=4096,8192 reps=5 tiles=128,256,384,512 scalapack_tiles=64,128,256 precision=double
 out=$repo/bench/cholesky/results build=$repo/build
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --ranks | --sizes | --reps | --tiles | --scalapack-tiles | --precision | --out | --build)
-      [[ $# -ge 2 ]] || die "$1 needs a value"
-      name=${1#--}
-      declare "${name//-/_}=$2"
-      shift 2
-      ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
+source "$repo/bench/options.sh"
+parse_options "ranks sizes reps tiles scalapack-tiles precision out build" "$@"
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive count, not '$reps'"
 [[ $precision =~ ^(double|single)$ ]] || die "--precision takes double or single, not '$precision'"
-for list in "$ranks" "$sizes" "$tiles" "$scalapack_tiles"; do
-  [[ $list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "'$list' is not a comma list of positive counts"
-done
+counts_list "$ranks" --ranks
+counts_list "$sizes" --sizes
+counts_list "$tiles" --tiles
+counts_list "$scalapack_tiles" --scalapack-tiles
 
 bin=$build/apps/herald-cholesky/herald-cholesky
 if [[ ! -x $bin ]]; then

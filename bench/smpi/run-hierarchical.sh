@@ -27,22 +27,10 @@ die() { smpi_die "$@"; }
 nodes=8,16 ranks_per_node=4,8 sizes=1K,64K,1M,16M bandwidth=10Gbps latency=1us
 node_bandwidth=800Gbps node_latency=0.2us algorithms=hierarchical,binomial,knomial,two_tree,scatter_rdb,chain
 timeout=1800 out=$repo/bench/smpi/results build=$repo/build-smpi
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --nodes | --ranks-per-node | --sizes | --bandwidth | --latency | --node-bandwidth | --node-latency | \
-      --algorithms | --timeout | --out | --build)
-      [[ $# -ge 2 ]] || die "$1 needs a value"
-      name=${1#--}
-      declare "${name//-/_}=$2"
-      shift 2
-      ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
-for list in "$nodes" "$ranks_per_node"; do
-  [[ $list =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "'$list' is not a comma list of positive counts"
-done
+source "$repo/bench/options.sh"
+parse_options "nodes ranks-per-node sizes bandwidth latency node-bandwidth node-latency algorithms timeout out build" "$@"
+counts_list "$nodes" --nodes
+counts_list "$ranks_per_node" --ranks-per-node
 
 smpi_require
 smpi_build "$repo" "$build" herald-bcast-bench
