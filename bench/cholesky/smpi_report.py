@@ -19,7 +19,7 @@ header = "| nodes | link | N | " + " | ".join(f"{s} s" for s in strategies) + " 
 lines += [header, "|" + "---:|" * (3 + len(strategies) + len(others))]
 settings_seen = sorted({(int(r["nodes"]), r["bandwidth"], int(r["n"])) for r in rows},
                        key=lambda k: (k[0], float(k[1].rstrip("Gbps")), k[2]))
-best = defaultdict(float)
+best = defaultdict(lambda: float("-inf"))
 for p, bw, n in settings_seen:
     cells = []
     for s in strategies:
