@@ -3,7 +3,7 @@
 # simulated node (plus the head on a node of its own), tiles placed 2D block-cyclic on the squarest grid of
 # the nodes (owner computes, as Chameleon's distributed runs do), for every broadcast strategy.
 #
-#   bench/cholesky/run-smpi.sh [--nodes 16,64,100] [--sizes 8192,16384,32768]
+#   bench/cholesky/run-smpi.sh [--nodes 16,64,100] [--sizes 8192,16384]
 #       [--bandwidths 10Gbps,100Gbps] [--latency 1us] [--strategies nobcast,dynbcast,p2p,mpibcast]
 #       [--tile 512] [--cores 16] [--kernel-times FILE] [--timeout 3600] [--out DIR] [--build DIR]
 #
@@ -28,7 +28,7 @@ script=run-smpi.sh
 source "$repo/bench/smpi/common.sh"
 die() { smpi_die "$@"; }
 
-nodes=16,64,100 sizes=8192,16384,32768 bandwidths=10Gbps,100Gbps latency=1us
+nodes=16,64,100 sizes=8192,16384 bandwidths=10Gbps,100Gbps latency=1us
 strategies=nobcast,dynbcast,p2p,mpibcast tile=512 cores=16 kernel_times="" timeout=3600
 out=$repo/bench/cholesky/results build=$repo/build-smpi
 source "$repo/bench/options.sh"
@@ -57,6 +57,10 @@ bin=$build/apps/herald-cholesky/herald-cholesky
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 smpi_settings 0 1e-7 0
+# SMPI maps each shared replica as copies of one block of smpi/shared-malloc-blocksize bytes (1 MiB unless
+# set): a block of one whole tile keeps every replica to one mapping, under Linux's vm.max_map_count.
+tile_bytes=$((tile * tile * 8))
+smpi_options+=(--cfg=smpi/shared-malloc-blocksize:$(((tile_bytes + 1048575) / 1048576 * 1048576)))
 
 csv=$out/cholesky-smpi.csv
 echo "nodes,bandwidth,n,tile,strategy,status,seconds,gflops,wall_s" >"$csv"
