@@ -493,7 +493,7 @@ void Worker::wait(std::chrono::nanoseconds limit) {
     double first = modelled_.front().first;
     for (const auto& m : modelled_) first = std::min(first, m.first);
     const auto until = std::chrono::nanoseconds(static_cast<long long>(std::max(0.0, first - MPI_Wtime()) * 1e9));
-    idle_sleep(std::clamp(until, std::chrono::nanoseconds(1000), limit));
+    idle_sleep(std::min(limit, std::max(until, std::chrono::nanoseconds(1000))));
   } else {
     idle_sleep(limit);
   }
