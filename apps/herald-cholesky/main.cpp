@@ -24,10 +24,12 @@ constexpr bool simulated = true;
 constexpr bool simulated = false;
 #endif
 
-// Every rank stops with rank 0's verdict (only the head knows how a runtime run went).
+// Every rank stops with the worst verdict of any rank (only the head knows how a runtime run went, but a
+// rank may fail on its own, reading a file say).
 int agree(int status, MPI_Comm comm) {
-  MPI_Bcast(&status, 1, MPI_INT, 0, comm);
-  return status;
+  int worst = status;
+  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, comm);
+  return worst;
 }
 
 KernelTimes kernel_times(const Options& o, int rank, MPI_Comm comm) {
