@@ -6,7 +6,6 @@
 #include "cli.hpp"  // CLI11, also under SimGrid's smpicxx
 
 #include <regex>
-#include <sstream>
 
 namespace herald::cholesky {
 
@@ -57,7 +56,6 @@ Parsed parse_options(int argc, char** argv, int processes) {
   app.add_option("--calibrate", o.calibrate,
                  "measure each kernel at the tile size and precision, write them as JSON to this file, exit");
 
-  std::ostringstream out;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -120,8 +119,7 @@ Result run(const Options& o, const KernelTimes& times, MPI_Comm comm) {
   const Grid grid = o.grid.value_or(squarest_grid(computing_processes(Solver::herald, runtime.size())));
 
   Result result;
-  result.strategy = o.strategy.empty() ? (std::getenv("HERALD_RT_BCAST") ? std::getenv("HERALD_RT_BCAST") : "nobcast")
-                                       : o.strategy;
+  result.strategy = rt::to_string(runtime.broadcast());
   result.tiles = static_cast<int>(layout.tiles());
   result.threads = runtime.threads();
   result.grid = o.mapping == Mapping::cyclic ? std::to_string(grid.rows) + "x" + std::to_string(grid.cols) : "-";

@@ -142,6 +142,7 @@ Runtime::~Runtime() = default;
 int Runtime::rank() const noexcept { return state_->channel->rank(); }
 int Runtime::size() const noexcept { return state_->channel->size(); }
 int Runtime::threads() const noexcept { return state_->options.threads; }
+BroadcastStrategy Runtime::broadcast() const noexcept { return *state_->options.broadcast; }
 
 void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
   if (state_->running) throw Error(Errc::invalid_argument, "kernel '" + name + "' registered while the runtime runs");

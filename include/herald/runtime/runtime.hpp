@@ -214,6 +214,8 @@ class Runtime {
   bool is_head() const noexcept { return rank() == 0; }
   // Kernel threads per worker as resolved from Options and MPI's thread level (0: the polling thread).
   int threads() const noexcept;
+  // How versions read on several workers move, as resolved from Options and HERALD_RT_BCAST.
+  BroadcastStrategy broadcast() const noexcept;
 
   struct State;
 
