@@ -8,6 +8,11 @@
 // taken from a per-communicator sequence number, so overlapping ibcasts never cross. As with MPI_Bcast,
 // every rank of `comm` must call with the same root, byte count and options, in the same order. Calls on
 // distinct communicators may come from several threads at once under MPI_THREAD_MULTIPLE.
+//
+// The duplicate is made by herald's first call on a communicator (or by attach()), and that call is
+// collective: it returns once every rank of the communicator has made it, even when it is ibcast. Only then
+// is the duplicate complete, so no collective the program starts on the communicator afterwards can be
+// interleaved with MPI's own messages for it. Every later ibcast on the communicator is local.
 #pragma once
 
 #include <herald/schedule.hpp>
@@ -59,8 +64,14 @@ class Request {
   std::unique_ptr<State> state_;
 };
 
-// Starts a broadcast and returns at once. The buffer must stay untouched until the request completes.
+// Starts a broadcast and returns at once (the first herald call on `comm` waits for the other ranks, see
+// above). The buffer must stay untouched until the request completes.
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options = {});
+
+// Makes herald's duplicate of `comm` now, if it has none: collective over `comm`, returns once every rank has
+// called it. Call it where every rank may wait for the others (after creating the communicator, say) so that
+// the first ibcast on it is local too. Throws for MPI_COMM_NULL and intercommunicators.
+void attach(MPI_Comm comm);
 
 // The algorithm a call with these options would run for this shape ("auto" resolved), for logs and tests.
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes);

@@ -1,11 +1,19 @@
 // MPI_Bcast and MPI_Ibcast on herald, through the MPI profiling interface.
 //
+// herald's messages travel on its private duplicate of each communicator, which MPI makes only inside a
+// blocking call every member makes: MPI_Init (MPI_COMM_WORLD), the call that makes a communicator
+// (MPI_Comm_dup, MPI_Comm_split and the rest), or the communicator's first MPI_Bcast. The duplicate is complete
+// before that call returns, so it never runs beside the program's own nonblocking collectives. An MPI_Ibcast
+// on a communicator herald has no duplicate of yet (one made by MPI_Comm_idup, say) is the MPI's own: it must
+// stay local, and a duplicate made there could not.
+//
 // MPI_Ibcast returns a generalized request (MPI_Grequest_start). MPI gives generalized requests no progress
 // hook, so every call that can complete a request (MPI_Wait, MPI_Test and their all/any/some forms,
-// MPI_Request_get_status) is intercepted too: it advances herald's broadcasts in flight, marks the finished
-// ones complete, then hands over to the MPI library. MPI_Finalize first completes what is still in flight, so
-// nothing of herald's reaches MPI after it. Herald's own traffic uses the PMPI entry points and never comes
-// back here.
+// MPI_Request_get_status) is intercepted too, and every intercepted call advances herald's broadcasts in
+// flight and marks the finished ones complete before it hands over to the MPI library. A broadcast whose
+// request the program freed (MPI_Request_free) thus completes at a later intercepted call, and at the latest
+// in MPI_Finalize, which completes everything still in flight so that nothing of herald's reaches MPI after
+// it. Herald's own traffic uses the PMPI entry points and never comes back here.
 //
 // Threads: the table of broadcasts in flight has a mutex. Under MPI_THREAD_MULTIPLE a wait that finds herald
 // work in flight polls instead of blocking, so each waiting thread keeps every broadcast moving.
@@ -16,6 +24,9 @@
 //
 // MPI_Error_string is answered for herald's own error codes, so its messages show whatever the MPI library
 // does with strings added to its predefined error classes.
+#include "progress.hpp"
+
+#include "../coll/mpi/call.hpp"
 #include "../coll/mpi/errors.hpp"
 #include "../core/mpi/check.hpp"
 #include "../coll/mpi/typed.hpp"
@@ -95,9 +106,13 @@ class Interceptor {
       if (herald::algorithms()[i].name == name) ++stats_counts_[first_algorithm_slot + i];
     if (name == "native") ++stats_counts_[native_slot];
   }
-  // HERALD_STATS: a broadcast passed to MPI untouched, counted by its root.
-  void passed_through(int root) {
-    if (!stats_ || root != MPI_ROOT) return;
+  // HERALD_STATS: a broadcast passed to MPI untouched, counted by an intercommunicator's root or an
+  // intracommunicator's rank 0.
+  void passed_through(int root, MPI_Comm comm, bool inter) {
+    if (!stats_) return;
+    int rank = 0;
+    if (!inter) PMPI_Comm_rank(comm, &rank);
+    if (inter ? root != MPI_ROOT : rank != 0) return;
     const std::lock_guard lock(mutex_);
     ++stats_counts_[passed_slot];
   }
@@ -213,16 +228,112 @@ bool intercommunicator(MPI_Comm comm) {
   return comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter;
 }
 
+// After a call that made `*made` (rc its result), inside that call, where every member is: herald's duplicate
+// of it, so that its first MPI_Ibcast runs on herald and stays local.
+int attach_made(int rc, const MPI_Comm* made) {
+  if (rc != MPI_SUCCESS) return rc;
+  Interceptor::get().progress();
+  if (made == nullptr || *made == MPI_COMM_NULL || intercommunicator(*made)) return rc;
+  int size = 0;
+  if (PMPI_Comm_size(*made, &size) != MPI_SUCCESS || size < 2) return rc;
+  try {
+    herald::attach(*made);
+    return rc;
+  } catch (...) {
+    return herald::mpi::report_exception(*made);
+  }
+}
+
 }  // namespace
+
+namespace herald::pmpi {
+
+void progress() { Interceptor::get().progress(); }
+bool busy() { return !Interceptor::get().idle(); }
+void settle() {
+  progress();
+  herald::mpi::finish_forwarding();
+}
+
+}  // namespace herald::pmpi
 
 extern "C" {
 
 // Exported so a program (or a test) can tell whether herald is in the path: broadcasts intercepted so far.
 long long herald_pmpi_calls(void) { return Interceptor::get().calls(); }
 
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  const MPI_Comm world = MPI_COMM_WORLD;
+  return attach_made(rc, &world);
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  const MPI_Comm world = MPI_COMM_WORLD;
+  return attach_made(rc, &world);
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* made) { return attach_made(PMPI_Comm_dup(comm, made), made); }
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* made) {
+  return attach_made(PMPI_Comm_dup_with_info(comm, info, made), made);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* made) {
+  return attach_made(PMPI_Comm_split(comm, color, key, made), made);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* made) {
+  return attach_made(PMPI_Comm_split_type(comm, type, key, info, made), made);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* made) {
+  return attach_made(PMPI_Comm_create(comm, group, made), made);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* made) {
+  return attach_made(PMPI_Comm_create_group(comm, group, tag, made), made);
+}
+
+int MPI_Intercomm_merge(MPI_Comm inter, int high, MPI_Comm* made) {
+  return attach_made(PMPI_Intercomm_merge(inter, high, made), made);
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* made) {
+  return attach_made(PMPI_Cart_create(comm, ndims, dims, periods, reorder, made), made);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm* made) {
+  return attach_made(PMPI_Cart_sub(comm, remain, made), made);
+}
+
+int MPI_Graph_create(MPI_Comm comm, int nodes, const int index[], const int edges[], int reorder, MPI_Comm* made) {
+  return attach_made(PMPI_Graph_create(comm, nodes, index, edges, reorder, made), made);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int targets[],
+                          const int weights[], MPI_Info info, int reorder, MPI_Comm* made) {
+  return attach_made(PMPI_Dist_graph_create(comm, n, sources, degrees, targets, weights, info, reorder, made), made);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int source_weights[],
+                                   int outdegree, const int targets[], const int target_weights[], MPI_Info info,
+                                   int reorder, MPI_Comm* made) {
+  return attach_made(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, source_weights, outdegree, targets,
+                                                     target_weights, info, reorder, made),
+                     made);
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  Interceptor::get().progress();
+  return PMPI_Request_free(request);
+}
+
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  Interceptor::get().progress();
   if (intercommunicator(comm)) {
-    Interceptor::get().passed_through(root);
+    Interceptor::get().passed_through(root, comm, true);
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
   try {
@@ -237,8 +348,16 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 }
 
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
-  if (intercommunicator(comm)) {
-    Interceptor::get().passed_through(root);
+  Interceptor::get().progress();
+  const bool inter = intercommunicator(comm);
+  bool mine = !inter;
+  try {
+    mine = mine && comm != MPI_COMM_NULL && herald::mpi::attached(comm);
+  } catch (...) {
+    return herald::mpi::report_exception(comm);
+  }
+  if (!mine && comm != MPI_COMM_NULL) {
+    Interceptor::get().passed_through(root, comm, inter);
     return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
   }
   try {

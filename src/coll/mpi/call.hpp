@@ -17,6 +17,10 @@ struct Slot {
 
 // Throws for MPI_COMM_NULL, an intercommunicator or a malformed HERALD_* setting: the same on every rank.
 Slot reserve(MPI_Comm comm);
+// Posts every message this rank owes to the broadcasts in flight (Context::finish_forwarding()).
+void finish_forwarding();
+// True when herald already has its duplicate of `comm` (herald::attach()); local.
+bool attached(MPI_Comm comm);
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options);
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options);
 

@@ -43,9 +43,6 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
 int release_all(MPI_Comm, int, void*, void*) {
   Context& context = Context::get();
   const auto lock = context.lock();
-  for (const std::weak_ptr<CommState>& weak : context.setting_up_)
-    if (const std::shared_ptr<CommState> state = weak.lock()) state->wait_ready();
-  context.setting_up_.clear();
 #ifdef SMPI_H
   // SimGrid's SMPI fails MPI_Comm_delete_attr once MPI_Finalize has begun; the simulation ends there anyway.
   context.users_.clear();
@@ -97,7 +94,7 @@ CommState::CommState(MPI_Comm user) {
 }
 
 CommState::~CommState() {
-  // A duplicate still being made cannot be freed: let it finish (every rank started it, so it will).
+  // Only a failed creation leaves the duplication running; it cannot be freed before it ends.
   if (setup_ != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&setup_, MPI_STATUS_IGNORE);
 }
 
@@ -108,12 +105,6 @@ bool CommState::ready() {
   // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
   if (done) HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
   return done != 0;
-}
-
-void CommState::wait_ready() {
-  if (setup_ == MPI_REQUEST_NULL) return;
-  HERALD_MPI(PMPI_Wait(&setup_, MPI_STATUS_IGNORE));
-  HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
 }
 
 int CommState::next_tag() noexcept {
@@ -201,16 +192,23 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
     return last_state_ = *static_cast<StateHandle*>(value);
   }
   auto handle = std::make_unique<StateHandle>(std::make_shared<CommState>(user));
+  // Every member is in this call: the duplication completes here, while this rank keeps forwarding what
+  // its other broadcasts owe to ranks that may not have reached the call yet.
+  while (!(*handle)->ready()) forward_all();
   HERALD_MPI(MPI_Comm_set_attr(user, keyval_, handle.get()));
   users_.push_back(user);
-  std::erase_if(setting_up_, [](const std::weak_ptr<CommState>& weak) {
-    const std::shared_ptr<CommState> state = weak.lock();
-    return !state || state->ready();
-  });
-  setting_up_.push_back(*handle);
   last_comm_ = user;
   last_state_ = *handle;
   return *handle.release();  // the attribute owns the handle from here on
+}
+
+std::shared_ptr<CommState> Context::existing_state(MPI_Comm user) {
+  if (user == MPI_COMM_NULL) return nullptr;
+  if (user == last_comm_) return last_state_;
+  void* value = nullptr;
+  int found = 0;
+  HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
+  return found ? *static_cast<StateHandle*>(value) : nullptr;
 }
 
 const TuningCell* Context::measured(int ranks, std::size_t bytes) {

@@ -37,11 +37,17 @@ struct PlanKeyHash {
   std::size_t operator()(const PlanKey& k) const noexcept;
 };
 
-// herald's side of one user communicator. The private duplicate is made with MPI_Comm_idup, so that the first
-// call on a communicator, MPI_Ibcast included, stays local: broadcasts started before the duplicate is ready
-// post their messages once it is (ready()).
+// herald's side of one user communicator: its private duplicate, made when the state is, so that herald's
+// messages never meet the program's.
+//
+// The duplicate is made only where every member is inside a blocking call on the communicator, and it is
+// complete before that call returns (Context::state): no other collective on the communicator can start
+// while MPI duplicates it. An MPI_Comm_idup left running behind the program's back could interleave its own
+// collectives with the program's nonblocking ones in a different order on different ranks (Open MPI starts
+// them from its progress engine), and their messages would cross.
 class CommState {
  public:
+  // Starts the duplication; Context::state() completes it before anyone uses the state.
   explicit CommState(MPI_Comm user);
   ~CommState();
   CommState(const CommState&) = delete;
@@ -51,11 +57,9 @@ class CommState {
   int size() const noexcept { return size_; }
   // The communicator holds every process in MPI_COMM_WORLD's order, so the launcher's ranks per node apply.
   bool world_shaped() const noexcept { return world_shaped_; }
-  // True once the private communicator can carry messages; tests the duplication without blocking.
+  // True once the duplication has completed; tests it without blocking.
   bool ready();
-  // Blocks until ready() (single-threaded use only: under MPI_THREAD_MULTIPLE herald polls ready()).
-  void wait_ready();
-  // The private communicator; only once ready().
+  // The private communicator.
   MPI_Comm comm() const noexcept { return dup_.get(); }
   // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
   int next_tag() noexcept;
@@ -115,9 +119,14 @@ class Context {
   }
   ErrorCodes& error_codes() noexcept { return error_codes_; }
 
-  // Creates and caches on first use; refuses MPI_COMM_NULL and intercommunicators. The state lives as long
-  // as the communicator or the last broadcast that uses it, whichever is longer.
+  // Creates and caches on first use; refuses MPI_COMM_NULL and intercommunicators. Creating is collective
+  // over the communicator and returns once every member has joined: call it only where every member makes
+  // a blocking call on the communicator in the same place (its first herald call, or attach()). The other
+  // broadcasts in flight keep moving meanwhile. The state lives as long as the communicator or the last
+  // broadcast that uses it, whichever is longer.
   std::shared_ptr<CommState> state(MPI_Comm user);
+  // The state if herald already has one for `user`, else nullptr; never communicates.
+  std::shared_ptr<CommState> existing_state(MPI_Comm user);
   // A name from the table, nullptr for "auto" or "native" (`native` says which); throws on unknown names.
   const AlgorithmInfo* algorithm(std::string_view name, bool& native);
 
@@ -185,10 +194,6 @@ class Context {
   const AlgorithmInfo* last_algorithm_ = nullptr;
   bool last_native_ = false;
   std::vector<MPI_Comm> users_;       // communicators holding herald state, freed at MPI_Finalize at the latest
-  // States whose duplicate was still being made when last seen. MPICH defers freeing a communicator while
-  // an MPI_Comm_idup of it is pending (and so the attribute callback), Open MPI does not: MPI_Finalize first
-  // completes these, so every deferred free has happened before herald lets go of the rest.
-  std::vector<std::weak_ptr<CommState>> setting_up_;
   int finalize_keyval_ = MPI_KEYVAL_INVALID;
   friend int forget_state(MPI_Comm, int, void*, void*);
   friend int release_all(MPI_Comm, int, void*, void*);

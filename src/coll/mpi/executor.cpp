@@ -133,14 +133,10 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   }
 
  private:
-  // Posts the receives once the communicator is ready, then the sends in program order while their inputs
-  // have arrived and the window has room; with `block`, waits for both. True once everything is posted.
+  // Posts the receives first, then the sends in program order while their inputs have arrived and the
+  // window has room; with `block`, waits for both. True once everything is posted.
   bool advance(bool block, bool windowed = true) {
     if (!started_) {
-      if (block)
-        state_->wait_ready();
-      else if (!state_->ready())
-        return false;
       for (std::uint32_t i : plan_->recvs) {
         const Step& s = plan_->program[i];
         std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
@@ -229,60 +225,39 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   bool done_ = false;
 };
 
-// The installed MPI's own nonblocking broadcast, on the private communicator once it is ready.
-class NativeRun final : public Request::State, private mpi::Forwarder {
+// The installed MPI's own nonblocking broadcast, on the private communicator.
+class NativeRun final : public Request::State {
  public:
-  NativeRun(std::shared_ptr<CommState> state, std::byte* base, std::size_t bytes, int root)
-      : state_(std::move(state)), base_(base), bytes_(bytes), root_(root) {
-    if (!forward()) mpi::Context::get().enroll(this);
+  NativeRun(std::shared_ptr<CommState> state, std::byte* base, std::size_t bytes, int root) : state_(std::move(state)) {
+    // MPI counts are ints: larger broadcasts go as consecutive pieces.
+    for (std::size_t offset = 0; offset < bytes; offset += max_message_bytes) {
+      const int count = static_cast<int>(std::min(max_message_bytes, bytes - offset));
+      requests_.push_back(MPI_REQUEST_NULL);
+      HERALD_MPI(PMPI_Ibcast(base + offset, count, MPI_BYTE, root, state_->comm(), &requests_.back()));
+    }
   }
   ~NativeRun() override {
-    mpi::Context::get().withdraw(this);
-    if (!mpi::finalized()) {
-      if (requests_.empty()) state_->wait_ready();  // the duplicate must finish before it can be freed
-      PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    }
+    if (!mpi::finalized()) PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   }
   NativeRun(const NativeRun&) = delete;
   NativeRun& operator=(const NativeRun&) = delete;
   bool test() override {
-    if (!forward()) return false;
     int flag = 0;
     HERALD_MPI(PMPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE));
     return flag != 0;
   }
   void wait() override {
     mpi::Context& context = mpi::Context::get();
-    if (context.others_in_flight(this)) {
+    if (context.forwarding()) {
       // herald broadcasts in flight need this rank's forwarding while it waits.
       while (!test()) context.forward_all();
       return;
     }
-    state_->wait_ready();
-    forward();
     HERALD_MPI(PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
   }
 
  private:
-  // Starts the broadcast once the communicator is ready; true once started.
-  bool forward() override {
-    if (started_) return true;
-    if (!state_->ready()) return false;
-    // MPI counts are ints: larger broadcasts go as consecutive pieces.
-    for (std::size_t offset = 0; offset < bytes_; offset += max_message_bytes) {
-      const int count = static_cast<int>(std::min(max_message_bytes, bytes_ - offset));
-      requests_.push_back(MPI_REQUEST_NULL);
-      HERALD_MPI(PMPI_Ibcast(base_ + offset, count, MPI_BYTE, root_, state_->comm(), &requests_.back()));
-    }
-    started_ = true;
-    return true;  // Context::forward_all() withdraws it; forward() itself never may
-  }
-
-  std::shared_ptr<CommState> state_;
-  std::byte* base_;
-  std::size_t bytes_;
-  int root_;
-  bool started_ = false;
+  std::shared_ptr<CommState> state_;  // keeps the private communicator alive while the broadcast runs
   std::vector<MPI_Request> requests_;
 };
 
@@ -359,6 +334,18 @@ Slot reserve(MPI_Comm comm) {
   return {std::move(state), tag};
 }
 
+void finish_forwarding() {
+  Context& context = Context::get();
+  const auto lock = context.lock();
+  context.finish_forwarding();
+}
+
+bool attached(MPI_Comm comm) {
+  Context& context = Context::get();
+  const auto lock = context.lock();
+  return context.existing_state(comm) != nullptr;
+}
+
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   Context& context = Context::get();
   auto lock = context.lock();
@@ -374,7 +361,6 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   // Every rank makes the same MPI calls whatever it has in flight (MPI_Bcast never matches MPI_Ibcast), so
   // what this rank owes to earlier broadcasts is settled first.
   context.finish_forwarding();
-  slot.state->wait_ready();
   if (call.native) {
     // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
     for (std::size_t offset = 0; offset < buffer.size(); offset += max_message_bytes) {
@@ -482,6 +468,12 @@ void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& 
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
   const auto lock = mpi::Context::get().lock();
   return mpi::ibcast(mpi::reserve(comm), buffer, root, options);
+}
+
+void attach(MPI_Comm comm) {
+  mpi::Context& context = mpi::Context::get();
+  const auto lock = context.lock();
+  context.state(comm);
 }
 
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {

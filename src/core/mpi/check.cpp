@@ -12,7 +12,8 @@ void check(int rc, const char* call) {
   throw Error(Errc::mpi, std::string(call) + " failed: " + std::string(text, length));
 }
 
-Communicator::Communicator(MPI_Comm parent) { HERALD_MPI(MPI_Comm_dup(parent, &comm_)); }
+// PMPI: a library that intercepts MPI_Comm_dup (herald's own PMPI library does) must not see herald's duplicates.
+Communicator::Communicator(MPI_Comm parent) { HERALD_MPI(PMPI_Comm_dup(parent, &comm_)); }
 
 void Communicator::start_dup(MPI_Comm parent, MPI_Request& pending) {
 #ifdef SMPI_H
