@@ -35,8 +35,9 @@ trap cleanup EXIT
 mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
 [[ -n "$mirror" ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
 mmdebstrap --quiet --variant=apt --include=ca-certificates,git,sudo bookworm "$root" ${mirror:+"$mirror"}
-# An installed Debian names itself in /etc/hosts; mmdebstrap's root has no such file, and every MPI launch
-# there then waits seconds for the host name to resolve.
+# An installed Debian names localhost and itself in /etc/hosts; mmdebstrap's root has no such file, and
+# "localhost" then goes to DNS (Open MPI's hwloc probes X displays over TCP on localhost at every launch:
+# scripts/test.sh turns that probe off, for roots made without this file).
 printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$(hostname)" >"$root/etc/hosts"
 for m in "${mounts[@]}"; do
   mkdir -p "$root/$m"

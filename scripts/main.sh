@@ -49,6 +49,9 @@ bench="$(cd "$build_dir" && pwd)/apps/herald-bcast-bench/herald-bcast-bench"
 tuner="$(cd "$build_dir" && pwd)/apps/herald-tune/herald-tune"
 
 # 3. The launcher: Open MPI refuses root and more ranks than cores unless told; MPICH's Hydra needs neither.
+# Open MPI's launcher probes X displays over TCP on "localhost" (hwloc's "gl" plugin); where /etc/hosts does
+# not name localhost, as in a new chroot, every launch can wait on DNS timeouts. Nothing here needs displays.
+export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
 version="$(mpiexec --version 2>&1 || true)"
 case "$version" in
   *"Open MPI"*|*OpenRTE*|*open-mpi*) flavour="Open MPI" ;;

@@ -36,6 +36,12 @@ if [[ $(id -u) -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
+# Every Open MPI launch loads hwloc's "gl" plugin, which looks for NVIDIA X displays :0 to :9; each
+# XOpenDisplay falls back to TCP on "localhost". Where /etc/hosts does not name localhost (a root made by
+# mmdebstrap) that is 20 DNS queries per launch, and one lost reply costs the resolver's 5 s timeout. The
+# tests need no X display in the topology.
+export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+
 # A broadcast above 2 GiB needs two such buffers per rank at 2 ranks.
 large=${HERALD_TEST_LARGE:-}
 if [[ -z "$large" ]]; then
