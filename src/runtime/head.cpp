@@ -447,6 +447,10 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
   Decoder d(a.body);
   const auto task = d.get<std::uint64_t>();
   const std::string what = d.get_string();
+  if (task == no_task) {  // the worker itself failed, outside any kernel
+    if (!failure_) failure_.emplace(Errc::task_failed, "worker " + std::to_string(a.source) + ": " + what);
+    return;
+  }
   const auto it = running_.find(task);
   const std::string kernel = it == running_.end() ? "?" : kernels_[it->second.kernel].name;
   if (!failure_)

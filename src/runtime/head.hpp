@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +54,8 @@ class HeadState {
   bool lost_worker() const noexcept { return lost_; }
   // Neither a failure nor a lost worker so far.
   bool usable() const noexcept { return !broken_ && !lost_; }
+  // A failure reported by a worker (a kernel, or the worker itself) that no wait() has raised yet.
+  std::exception_ptr failure() const { return failure_ && !broken_ ? std::make_exception_ptr(*failure_) : nullptr; }
 
  private:
   struct HandleInfo {

@@ -25,7 +25,7 @@ enum Handler : std::uint16_t {
   data_handler,       // holder -> worker: a version, as the payload
   readback_handler,   // holder -> head: a version for a read(), as the payload
   done_handler,       // worker -> head: tasks finished, with their run times
-  failure_handler,    // worker -> head: a task failed
+  failure_handler,    // worker -> head: a task failed, or the worker itself (no_task)
   release_handler,    // head -> holder: these versions are no longer needed
   heartbeat_handler,  // worker -> head: still alive
   stop_handler,       // head -> worker: leave the worker loop
@@ -35,6 +35,8 @@ enum Handler : std::uint16_t {
 
 // TaskAccess::source of a version that reaches the worker by a broadcast: nothing to fetch.
 constexpr std::int32_t by_broadcast = -2;
+// A failure_handler message's task when a worker failed outside any kernel (a handler, its loop).
+constexpr std::uint64_t no_task = UINT64_MAX;
 
 class Encoder {
  public:

@@ -12,7 +12,10 @@
 #include "../dyn/channel.hpp"
 
 #include <atomic>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 namespace herald::runtime {
 namespace {
@@ -49,6 +52,7 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
 struct Runtime::State {
   Options options;
   bool log = false;
+  std::string inject;  // test only: this rank's HERALD_RUNTIME_INJECT failure, if it names this rank
   std::unique_ptr<dyn::Channel> channel;
   std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts
   mpi::Communicator groups;                  // the parent of mpibcast's communicators
@@ -126,6 +130,17 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     if (auto v = environment("HERALD_RT_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RT_BCAST_SYNC");
   }
   if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_switch(*v, "HERALD_RT_LOG");
+  // Test only: HERALD_RUNTIME_INJECT=<kind>:<rank> makes that worker fail once outside any kernel (kinds
+  // in Worker::inject), to test that such failures reach the head.
+  std::optional<std::pair<std::string, int>> inject;
+  if (auto v = environment("HERALD_RUNTIME_INJECT")) {
+    const auto colon = v->find(':');
+    const std::string kind = v->substr(0, colon);
+    if (colon == std::string::npos || (kind != "handler" && kind != "alloc" && kind != "mpi"))
+      throw Error(Errc::invalid_argument,
+                  "HERALD_RUNTIME_INJECT='" + *v + "': expected <kind>:<rank>, kind handler, alloc or mpi");
+    inject.emplace(kind, static_cast<int>(parse_count(v->substr(colon + 1), "HERALD_RUNTIME_INJECT's rank")));
+  }
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
   state_->modelled_cores = std::max(1, options.threads);
   int provided = MPI_THREAD_SINGLE;
@@ -135,6 +150,11 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   state_->channel = std::make_unique<dyn::Channel>(comm, dyn::Channel::Options{});
   state_->endpoint = std::make_unique<dyn::Endpoint>(comm);
   state_->groups = mpi::Communicator(comm);
+  // MPI's errors on the runtime's own communicators come back as herald::Error, which a worker reports to
+  // the head naming its rank and the call, instead of ending the job inside MPI.
+  HERALD_MPI(MPI_Comm_set_errhandler(state_->channel->comm(), MPI_ERRORS_RETURN));
+  HERALD_MPI(MPI_Comm_set_errhandler(state_->groups.get(), MPI_ERRORS_RETURN));
+  if (inject && inject->second == rank()) state_->inject = inject->first;
 }
 
 Runtime::~Runtime() = default;
@@ -153,6 +173,19 @@ void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
 }
 
 void Runtime::run(const std::function<void(Head&)>& program) {
+  if (rank() == 0) return run_ranks(program);
+  // On a worker, a failure in its loop is reported to the head (Worker::fail); one before the loop or in
+  // the shutdown has no head listening for it, and ends the program rather than leave the others waiting.
+  try {
+    run_ranks(program);
+  } catch (...) {
+    detail::abort_run(state_->channel->comm(), "worker " + std::to_string(rank()) +
+                                                   ": the runtime's start or shutdown failed: " +
+                                                   detail::describe(std::current_exception()));
+  }
+}
+
+void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   State& s = *state_;
   dyn::Channel& channel = *s.channel;
   s.running = true;
@@ -166,7 +199,8 @@ void Runtime::run(const std::function<void(Head&)>& program) {
                          .modelled_cores = s.modelled_cores,
                          .heartbeat = s.options.heartbeat,
                          .endpoint = s.endpoint.get(),
-                         .groups = s.groups.get()});
+                         .groups = s.groups.get(),
+                         .inject = s.inject});
 
   std::exception_ptr error;
   bool lost = false;
@@ -195,8 +229,19 @@ void Runtime::run(const std::function<void(Head&)>& program) {
     }
   } else {
     detail::Idle idle(*s.options.idle_sleep, [&worker](std::chrono::nanoseconds d) { worker.wait(d); });
+    // Handlers report their own failures; what fails around them is reported here, and the loop goes on
+    // until the head, told, releases this worker.
+    const auto guarded = [&worker](const char* what, auto step) {
+      try {
+        return step();
+      } catch (...) {
+        worker.fail(std::string(what) + " failed: " + detail::describe(std::current_exception()));
+        return true;
+      }
+    };
     while (!worker.stopped()) {
-      if (channel.progress() | worker.poll())
+      if (guarded("message progress", [&] { return channel.progress(); }) |
+          guarded("the worker loop", [&] { return worker.poll(); }))
         idle.busy();
       else
         idle.idle();
@@ -217,6 +262,8 @@ void Runtime::run(const std::function<void(Head&)>& program) {
     channel.progress();
     HERALD_MPI(MPI_Test(&barrier, &finished, MPI_STATUS_IGNORE));
   }
+  // A worker's failure reported after the program's last wait() (serving a release, say) is still raised.
+  if (s.head && !error) error = s.head->failure();
   s.head.reset();
   if (error) std::rethrow_exception(error);
 }

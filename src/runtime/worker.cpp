@@ -5,8 +5,12 @@
 #include <herald/error.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <stdexcept>
 
 namespace herald::runtime::detail {
 namespace {
@@ -47,22 +51,88 @@ std::string describe(std::exception_ptr error) {
   }
 }
 
+void abort_run(MPI_Comm comm, const std::string& message) noexcept {
+  std::fprintf(stderr, "herald runtime: %s; aborting\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm, 1);
+  std::abort();  // MPI_Abort does not return; should it, the program still ends
+}
+
 Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings)
-    : channel_(channel), kernels_(kernels), settings_(settings), rank_(channel.rank()),
+    : channel_(channel), kernels_(kernels), settings_(std::move(settings)), rank_(channel.rank()),
       last_heartbeat_(std::chrono::steady_clock::now()) {
   if (settings_.threads > 0) pool_ = std::make_unique<Pool>(settings_.threads);
-  channel_.on(tasks_handler, [this](const auto& a) { on_tasks(a); });
-  channel_.on(fetch_handler, [this](const auto& a) { on_fetch(a); });
-  channel_.on(data_handler, [this](const auto& a) { on_data(a); });
-  channel_.on(release_handler, [this](const auto& a) { on_release(a); });
-  channel_.on(go_handler, [this](const auto& a) { on_go(a); });
-  channel_.on(stop_handler, [this](const auto&) {
+  on(tasks_handler, "tasks", [this](const auto& a) { on_tasks(a); });
+  on(fetch_handler, "fetch", [this](const auto& a) { on_fetch(a); });
+  on(data_handler, "data", [this](const auto& a) { on_data(a); });
+  on(release_handler, "release", [this](const auto& a) { on_release(a); });
+  on(go_handler, "go", [this](const auto& a) { on_go(a); });
+  on(stop_handler, "stop", [this](const auto&) {
     channel_.receive_payload({}, [] {});
     stopped_ = true;
   });
 }
 
+template <class Handle>
+void Worker::on(dyn::Channel::HandlerId id, const char* kind, Handle handle) {
+  channel_.on(id, [this, kind, handle](const dyn::Channel::Arrival& a) {
+    try {
+      handle(a);
+    } catch (...) {
+      handler_failed(kind, a);
+    }
+  });
+}
+
+void Worker::handler_failed(const char* kind, const dyn::Channel::Arrival& a) noexcept {
+  try {
+    const std::string what = std::string("handler for ") + kind + " failed: " + describe(std::current_exception());
+    // A payload left unclaimed would be paired with the next message from that rank, and its sender's
+    // shutdown would wait for it: it is received and dropped. A claimed one refuses a second claim.
+    try {
+      auto scratch = std::make_shared<std::vector<std::byte>>(a.payload);
+      channel_.receive_payload(*scratch, [scratch] {});
+    } catch (const Error& e) {
+      if (e.code() != Errc::invalid_argument) throw;
+    }
+    fail(what);
+  } catch (...) {
+    abort_run(channel_.comm(), "worker " + std::to_string(rank_) + ": handler for " + kind +
+                                   " failed, and so did dropping its message: " + describe(std::current_exception()));
+  }
+}
+
+void Worker::fail(const std::string& what) noexcept {
+  const std::string message = "worker " + std::to_string(rank_) + ": " + what;
+  if (failed_) abort_run(channel_.comm(), message + " (after an earlier failure)");
+  if (stopped_) abort_run(channel_.comm(), message + " (after the head stopped listening)");
+  failed_ = true;
+  try {
+    // The message a failing kernel sends, without a task; it leaves now, not at the next poll.
+    Encoder e;
+    e.put(no_task).put_string(what);
+    channel_.post(head_rank, failure_handler, e.bytes(), {}, 0, {});
+    channel_.flush();
+  } catch (...) {
+    abort_run(channel_.comm(),
+              message + "; reporting it to the head failed too: " + describe(std::current_exception()));
+  }
+}
+
+void Worker::inject(std::string_view kind) {
+  if (settings_.inject != kind) return;
+  settings_.inject.clear();
+  if (kind == "alloc") throw std::bad_alloc();
+  if (kind == "handler") throw std::runtime_error("injected by HERALD_RUNTIME_INJECT");
+  // A real MPI call that fails (a send to a rank past the communicator's end), checked as every call is.
+  int size = 0;
+  MPI_Comm_size(settings_.groups, &size);
+  HERALD_MPI(MPI_Send(nullptr, 0, MPI_BYTE, size, 0, settings_.groups));
+}
+
 void Worker::on_tasks(const dyn::Channel::Arrival& a) {
+  inject("handler");
+  inject("alloc");
   channel_.receive_payload({}, [] {});
   Decoder d(a.body);
   const auto n = d.get<std::uint32_t>();
@@ -425,6 +495,7 @@ void Worker::start_guarded(std::uint64_t task) {
 }
 
 bool Worker::poll() {
+  if (!tasks_.empty()) inject("mpi");
   bool any = !in_flight_.empty() && poll_broadcasts();
   const auto now = std::chrono::steady_clock::now();
   if (pool_) {

@@ -20,6 +20,7 @@
 #include <map>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,6 +41,9 @@ class Worker {
     double heartbeat = 1.0;   // seconds between "alive" messages to the head (not from the head itself)
     dyn::Endpoint* endpoint = nullptr;  // carries dynbcast broadcasts
     MPI_Comm groups = MPI_COMM_NULL;    // the parent of mpibcast's communicators (all processes)
+    // Test only (HERALD_RUNTIME_INJECT, read in runtime.cpp): "handler", "alloc" or "mpi" makes this
+    // worker fail once that way outside any kernel; empty: never.
+    std::string inject;
   };
   Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings);
   ~Worker();
@@ -54,6 +58,10 @@ class Worker {
   bool stopped() const noexcept { return stopped_; }
   // After stop: no new task starts and no request is served; returns once no kernel runs.
   void quiesce();
+  // A failure outside any kernel (`what` failed): reported to the head at once, as a failing kernel is,
+  // and the worker carries on until the head releases it. A second failure, one after stop, or one that
+  // cannot be reported ends the program (abort_run): the worker could not promise the shutdown.
+  void fail(const std::string& what) noexcept;
 
   Store& store() noexcept { return store_; }
   // Sends version `key` to `rank` now if held, else once it is (a read by the head when `readback`).
@@ -83,6 +91,11 @@ class Worker {
     }
   };
 
+  // Registers a handler whose failure is reported (fail) as "handler for <kind> failed: <what>".
+  template <class Handle>
+  void on(dyn::Channel::HandlerId id, const char* kind, Handle handle);
+  void handler_failed(const char* kind, const dyn::Channel::Arrival& a) noexcept;
+  void inject(std::string_view kind);  // Settings::inject
   void on_tasks(const dyn::Channel::Arrival& a);
   void on_fetch(const dyn::Channel::Arrival& a);
   void on_data(const dyn::Channel::Arrival& a);
@@ -141,6 +154,7 @@ class Worker {
   Encoder done_;              // completions not yet reported
   std::uint32_t done_count_ = 0;
   bool stopped_ = false;
+  bool failed_ = false;  // a failure outside kernels was reported
   std::chrono::steady_clock::time_point last_heartbeat_;
   std::chrono::steady_clock::time_point last_report_;
   std::uint64_t fetches_ = 0;
@@ -154,5 +168,9 @@ class Worker {
 
 // What a worker reports when a task fails: the task and the reason.
 std::string describe(std::exception_ptr error);
+
+// Prints "herald runtime: <message>; aborting" on stderr and calls MPI_Abort on `comm`: for a failure
+// that cannot reach the head, or after which the collective shutdown could hang.
+[[noreturn]] void abort_run(MPI_Comm comm, const std::string& message) noexcept;
 
 }  // namespace herald::runtime::detail

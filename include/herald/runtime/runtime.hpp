@@ -18,8 +18,8 @@
 // since the last wait (HEFT by default), sends each worker its tasks, and tracks them until done. A
 // worker fetches a task's inputs from a process that holds their version, worker to worker, when the
 // task reaches it ("on demand"). Every write makes a new version of its data; old versions are freed
-// once no scheduled task needs them. Errors (a kernel that throws, a worker that goes silent) come back
-// from wait() as herald::Error naming the task and the rank.
+// once no scheduled task needs them. Errors (a kernel that throws, a worker that fails outside a kernel or
+// goes silent) come back from wait() as herald::Error naming the task and the rank.
 //
 // A registered buffer belongs to the runtime from enter() until the wait() after a read() of it: the
 // program must not write it in between (OpenMP's `target enter data` has the same rule).
@@ -206,7 +206,9 @@ class Runtime {
   void kernel(std::string name, Kernel kernel, KernelCost cost = {});
 
   // Collective. Rank 0 runs `program` with the head; every other rank serves as a worker until it returns
-  // (or throws: the exception is rethrown on rank 0 once the workers have been released).
+  // (or throws: the exception is rethrown on rank 0 once the workers have been released). A worker that
+  // fails outside its kernels reports it to the head, whose wait() raises it; one that cannot (its start,
+  // its shutdown, MPI broken) aborts the program with the reason on stderr.
   void run(const std::function<void(Head&)>& program);
 
   int rank() const noexcept;
@@ -220,6 +222,7 @@ class Runtime {
   struct State;
 
  private:
+  void run_ranks(const std::function<void(Head&)>& program);  // run() on any rank, unguarded
   std::unique_ptr<State> state_;
 };
 
