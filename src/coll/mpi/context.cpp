@@ -183,13 +183,9 @@ void Context::forward_all() {
 
 std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   if (user == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
-  if (user == last_comm_) return last_state_;
-  void* value = nullptr;
-  int found = 0;
-  HERALD_MPI(MPI_Comm_get_attr(user, keyval_, &value, &found));
-  if (found) {
+  if (std::shared_ptr<CommState> found = existing_state(user)) {
     last_comm_ = user;
-    return last_state_ = *static_cast<StateHandle*>(value);
+    return last_state_ = std::move(found);
   }
   auto handle = std::make_unique<StateHandle>(std::make_shared<CommState>(user));
   // Every member is in this call: the duplication completes here, while this rank keeps forwarding what
