@@ -39,6 +39,8 @@ struct Problem {
   friend bool operator==(const Problem&, const Problem&) = default;
 };
 
+// One message sent or received. Its range may be empty: it is still a message, so that an algorithm whose
+// chunks can run past the end of a short buffer keeps the same messages for every count.
 struct Step {
   enum class Op : std::uint8_t { send, recv };
   Op op = Op::send;

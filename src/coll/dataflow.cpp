@@ -35,8 +35,6 @@ Dataflow::Dataflow(const Program& program, bool is_root, std::size_t bytes, int 
     const Step& step = program[i];
     const ByteRange r = step.range;
     begin_[i] = static_cast<std::uint32_t>(deps_.size());
-    if (r.length == 0)
-      throw Error(Errc::invalid_schedule, where(rank, i) + " moves zero bytes");
     if (r.offset > bytes || r.length > bytes - r.offset)
       throw Error(Errc::invalid_schedule, where(rank, i) + " range " + show(r) + " leaves the " +
                                               std::to_string(bytes) + "-byte buffer");

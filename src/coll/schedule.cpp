@@ -23,6 +23,10 @@ Program split_long_steps(const Program& program, std::size_t limit) {
   if (!any_long) return program;
   Program out;
   for (const Step& step : program) {
+    if (step.range.length <= limit) {  // an empty step too: it is a message all the same
+      out.push_back(step);
+      continue;
+    }
     for (ByteRange piece : segments(step.range.length, limit)) {
       piece.offset += step.range.offset;
       out.push_back({step.op, step.peer, piece});

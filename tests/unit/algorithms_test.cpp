@@ -49,6 +49,35 @@ TEST_P(EveryAlgorithm, DeliversForEveryShape) {
       }
 }
 
+// The messages a rank exchanges (with whom, in which order) depend on the count only through the number of
+// segments: ranks that passed different counts (an erroneous program) then exchange the same messages, and
+// each receive that comes short or long is reported rather than waited for. One segment here, any count.
+TEST_P(EveryAlgorithm, MessagesWithinOneSegmentDoNotDependOnTheCount) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  auto shape = [](const Program& program) {
+    std::vector<std::pair<Step::Op, int>> out;
+    for (const Step& step : program) out.emplace_back(step.op, step.peer);
+    return out;
+  };
+  constexpr std::size_t segment = 4096;
+  for (int P = 1; P <= 40; ++P)
+    for (int root : {0, 1 % P, P - 1}) {
+      Problem problem{.ranks = P, .root = root, .bytes = segment};
+      problem.parameters.segment = segment;
+      const Schedule full = make_schedule(a, problem);
+      for (std::size_t bytes : {std::size_t{1}, std::size_t{2}, static_cast<std::size_t>(P - 1),
+                                static_cast<std::size_t>(P + 1), segment - 1}) {
+        if (bytes == 0) continue;
+        problem.bytes = bytes;
+        const Schedule small = make_schedule(a, problem);
+        for (int r = 0; r < P; ++r)
+          ASSERT_EQ(shape(small.programs[r]), shape(full.programs[r]))
+              << a.name << " P=" << P << " root=" << root << " rank " << r << ": " << bytes << " against "
+              << segment << " bytes";
+      }
+    }
+}
+
 TEST_P(EveryAlgorithm, DeliversWithDefaultParameters) {
   const AlgorithmInfo& a = find_algorithm(GetParam());
   for (int P : {1, 2, 3, 4, 5, 7, 8, 16, 33, 64})

@@ -190,10 +190,21 @@ TEST(Dataflow, RootWaitsForNothingAndRedundantReceivesUseScratch) {
   EXPECT_EQ(flow.scratch_bytes(), 4u);
 }
 
-TEST(Dataflow, RejectsOutOfBufferPartialOverlapAndEmptySteps) {
+TEST(Dataflow, RejectsOutOfBufferAndPartialOverlap) {
   EXPECT_THROW(Dataflow(Program{{Op::recv, 0, {4, 8}}}, false, 8), Error);
   EXPECT_THROW(Dataflow(Program{{Op::recv, 0, {0, 4}}, {Op::recv, 0, {2, 4}}}, false, 8), Error);
-  EXPECT_THROW(Dataflow(Program{{Op::send, 0, {0, 0}}}, true, 8), Error);
+  EXPECT_THROW(Dataflow(Program{{Op::send, 0, {9, 0}}}, true, 8), Error);
+}
+
+// An empty step is a message without data: its send waits for nothing, its receive brings nothing.
+TEST(Dataflow, EmptyStepsWaitForNothingAndBringNothing) {
+  const Program p{{Op::recv, 0, {8, 0}}, {Op::send, 2, {8, 0}}, {Op::recv, 0, {0, 8}}, {Op::send, 2, {0, 8}}};
+  const Dataflow flow(p, false, 8);
+  EXPECT_TRUE(flow.waits_for(1).empty());
+  EXPECT_TRUE(flow.redundant(0));
+  EXPECT_EQ(flow.scratch_bytes(), 0u);
+  ASSERT_EQ(flow.waits_for(3).size(), 1u);
+  EXPECT_EQ(flow.waits_for(3)[0], 2u);
 }
 
 TEST(Schedule, SegmentsCoverTheBufferExactly) {

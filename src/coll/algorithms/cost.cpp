@@ -146,10 +146,14 @@ double scatter_ring_cost(const Problem& p, const CostModel& m) {
 // Scatter, then recursive doubling: log2 P exchanges moving n (P-1)/P bytes in all, plus one step to or
 // from the stand-ins when P is not a power of two.
 double scatter_rdb_cost(const Problem& p, const CostModel& m) {
-  // Chunks of a byte at most, or one rank beside a pair: the bytes go down a binomial tree.
-  if (p.bytes < static_cast<std::size_t>(p.ranks) || p.ranks == 3) return binomial_cost(p, m);
+  // One rank beside a pair: the bytes go down a binomial tree.
+  if (p.ranks == 3) return binomial_cost(p, m);
   const Terms t(m);
   const int below = 1 << floor_log2(p.ranks);
+  // Below P bytes most chunks are empty: their messages (still sent, so that the messages do not depend on
+  // the count) wait for no data, and on a network that overlaps postings they cost only their posting.
+  if (p.bytes < static_cast<std::size_t>(p.ranks) && t.eager(0))
+    return scatter(p, t) + ceil_log(2, below) * t.next(0);
   const double extra = below == p.ranks ? 0.0 : t.hop(static_cast<double>(p.bytes) / below);
   // The exchanges: log2 P steps moving n (P-1)/P bytes in all.
   const double n = static_cast<double>(p.bytes);

@@ -142,6 +142,7 @@ Program make_program(const AlgorithmInfo& a, const Problem& problem, int rank, s
   if (rank < 0 || rank >= p.ranks)
     throw Error(Errc::invalid_argument, "rank " + std::to_string(rank) + " is outside the group");
   if (limit == 0) throw Error(Errc::invalid_argument, "message size limit is zero");
+  if (p.bytes == 0) return {};  // nothing to move, as MPI_Bcast with count 0 returns at once
   return split_long_steps(a.program(p, rank), limit);
 }
 

@@ -23,8 +23,8 @@ int scatter_share(int vrank, int ranks) {
   return vrank == 0 ? ranks : std::min(lowest_bit(vrank), ranks - vrank);
 }
 
-void append_step(Program& program, Step::Op op, int peer, ByteRange range) {
-  if (range.length > 0) program.push_back({op, peer, range});
+void append_step(Program& program, Step::Op op, int peer, const Chunks& chunks, int first, int last) {
+  if (first < last) program.push_back({op, peer, chunks.range(first, last)});
 }
 
 void append_binomial_scatter(Program& program, const Problem& p, const Chunks& chunks, int rank) {
@@ -34,14 +34,13 @@ void append_binomial_scatter(Program& program, const Problem& p, const Chunks& c
   int mask = static_cast<int>(std::bit_ceil(static_cast<unsigned>(P)));
   if (v != 0) {
     mask = lowest_bit(v);
-    append_step(program, Step::Op::recv, to_real(v - mask, p.root, P),
-                chunks.range(v, v + scatter_share(v, P)));
+    append_step(program, Step::Op::recv, to_real(v - mask, p.root, P), chunks, v, v + scatter_share(v, P));
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
     const int child = v + mask;
     if (child < P)
-      append_step(program, Step::Op::send, to_real(child, p.root, P),
-                  chunks.range(child, child + scatter_share(child, P)));
+      append_step(program, Step::Op::send, to_real(child, p.root, P), chunks, child,
+                  child + scatter_share(child, P));
   }
 }
 
@@ -53,8 +52,9 @@ void append_ring_allgather(Program& program, const Problem& p, const Chunks& chu
   const int last_send = skip_held ? P - scatter_share((v + 1) % P, P) : P - 1;
   const int last_recv = skip_held ? P - scatter_share(v, P) : P - 1;
   for (int i = 1; i < P; ++i) {
-    if (i <= last_send) append_step(program, Step::Op::send, right, chunks.chunk((v - i + 1 + P) % P));
-    if (i <= last_recv) append_step(program, Step::Op::recv, left, chunks.chunk((v - i + P) % P));
+    const int sent = (v - i + 1 + P) % P, received = (v - i + P) % P;
+    if (i <= last_send) append_step(program, Step::Op::send, right, chunks, sent, sent + 1);
+    if (i <= last_recv) append_step(program, Step::Op::recv, left, chunks, received, received + 1);
   }
 }
 

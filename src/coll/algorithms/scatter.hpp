@@ -19,7 +19,6 @@ class Chunks {
   std::size_t size() const noexcept { return size_; }
   // The bytes of chunks [first, last), clipped to the buffer; length 0 if all of them lie past its end.
   ByteRange range(int first, int last) const noexcept;
-  ByteRange chunk(int c) const noexcept { return range(c, c + 1); }
 
  private:
   std::size_t bytes_;
@@ -31,8 +30,11 @@ class Chunks {
 // size, min(lowest set bit of vrank, ranks - vrank), and `ranks` at the root.
 int scatter_share(int vrank, int ranks);
 
-// Appends a step unless it would move no bytes; both ends of a transfer skip the same empty ranges.
-void append_step(Program& program, Step::Op op, int peer, ByteRange range);
+// Appends a step moving chunks [first, last), or nothing when that set of chunks is empty. Chunks that lie
+// past the end of a short buffer still travel, as a message without data: which messages a rank exchanges
+// then depends on the ranks and the root only, never on the count, so ranks that passed different counts
+// (an erroneous program) exchange the same messages and report the mismatch instead of waiting.
+void append_step(Program& program, Step::Op op, int peer, const Chunks& chunks, int first, int last);
 
 // Appends the binomial scatter steps of real rank `rank`: receive the sub-tree's chunks from the parent,
 // then send each child its sub-tree's chunks, largest sub-tree first. ceil(log2 P) rounds;

@@ -18,6 +18,7 @@
 #include "algorithms.hpp"
 #include "scatter.hpp"
 
+#include <algorithm>
 #include <bit>
 
 namespace herald::detail {
@@ -35,9 +36,9 @@ Program scatter_rdb_program(const Problem& p, int rank) {
   auto host = [&](int member) { return member < P ? member : member - half; };
   // A real member aligned to 2m holds its 2m-block from the scatter already.
   auto needs = [&](int member, int m) { return member >= P || member % (2 * m) != 0; };
-  auto block = [&](int member, int m) {
+  auto append = [&](Step::Op op, int peer, int member, int m) {
     const int first = member & ~(m - 1);
-    return chunks.range(first, first + m);  // clipped to the buffer, hence to the P chunks
+    append_step(program, op, peer, chunks, std::min(first, P), std::min(first + m, P));  // clipped to P chunks
   };
 
   // The members this rank plays: itself, and the missing member v + Q/2 if there is one.
@@ -48,8 +49,8 @@ Program scatter_rdb_program(const Problem& p, int rank) {
       const int u = members[role], w = u ^ m;
       if (host(w) == v) continue;  // both members on this rank: nothing moves
       const int peer = to_real(host(w), p.root, P);
-      if (needs(w, m)) append_step(program, Step::Op::send, peer, block(u, m));
-      if (needs(u, m)) append_step(program, Step::Op::recv, peer, block(w, m));
+      if (needs(w, m)) append(Step::Op::send, peer, u, m);
+      if (needs(u, m)) append(Step::Op::recv, peer, w, m);
     }
   }
   return program;

@@ -62,6 +62,8 @@ class Outcome {
   void sent(int rc) {
     if (rc != MPI_SUCCESS) failed_call(rc, "MPI_Send");
   }
+  // This rank refused the call (see stand_in()): it reports that, and sends no data.
+  void refuse(const Error& e) { fail(e); }
   // What a send of `length` good bytes carries: nothing once this rank's data is known to be wrong.
   int forwarded(std::size_t length) const noexcept { return error_ ? 0 : static_cast<int>(length); }
   void rethrow() const {
@@ -84,13 +86,16 @@ class Outcome {
 
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
  public:
-  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag)
+  // With `refused`, this rank plays its part without data: see stand_in().
+  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag,
+              const Error* refused = nullptr)
       : plan_(std::move(plan)),
         state_(std::move(state)),
         buffers_(plan_->take_buffers()),
         base_(base),
         tag_(tag),
         window_(mpi::Context::get().send_window()) {
+    if (refused) outcome_.refuse(*refused);
     if (!advance(false)) mpi::Context::get().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
@@ -267,9 +272,9 @@ struct Call {
   mpi::PlanKey key{};
 };
 
-Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
-  if (buffer.data() == nullptr && !buffer.empty())
-    throw Error(Errc::invalid_buffer, "the buffer is null but holds " + std::to_string(buffer.size()) + " bytes");
+// Checks what is the same on every rank of a correct program (root, algorithm, settings), so that a refusal
+// here is a refusal everywhere.
+Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options) {
   const int ranks = slot.state->size();
   if (root < 0 || root >= ranks)
     throw Error(Errc::invalid_root,
@@ -278,7 +283,7 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
   Call call;
   call.key.algorithm = context.algorithm(options.algorithm, call.native);
   call.key.root = root;
-  call.key.bytes = buffer.size();
+  call.key.bytes = bytes;
   call.key.parameters = merge(options.parameters, context.parameters());
   // Nodes hold consecutive ranks of MPI_COMM_WORLD (the launchers' default placement).
   if (call.key.parameters.node_size == 0 && slot.state->world_shaped())
@@ -286,7 +291,7 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
   if (!call.key.algorithm && !call.native) {
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
     // rank decides alike), else the cost model, in CommState::plan().
-    const TuningCell* cell = context.measured(ranks, buffer.size());
+    const TuningCell* cell = context.measured(ranks, bytes);
     if (cell && cell->algorithm == "native") {
       call.native = true;
     } else if (cell) {
@@ -294,10 +299,38 @@ Call prepare(const mpi::Slot& slot, std::span<std::byte> buffer, int root, const
       call.key.parameters = merge(call.key.parameters, cell->parameters);
     }
     if (slot.state->rank() == 0)
-      context.explain({.ranks = ranks, .root = root, .bytes = buffer.size(), .parameters = call.key.parameters}, cell);
+      context.explain({.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters}, cell);
   }
-  validate({.ranks = ranks, .root = root, .bytes = buffer.size(), .parameters = call.key.parameters});
+  validate({.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters});
   return call;
+}
+
+// A check that failed on this rank only (a null buffer, say) must not leave the others waiting: ranks that
+// expect this rank's messages (its children, or a root whose algorithm receives) would wait for ever. So the
+// refusing rank still plays its part, receiving into scratch and sending messages without data; the ranks
+// it sends to then report the error too (a short receive), and every rank leaves the call. The MPI's own
+// broadcast (`native`) cannot send without data: there the MPI's behaviour stands.
+void stand_in(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slot& slot, const Call& call,
+              std::size_t bytes, const Error& refusal) {
+  if (call.native || slot.state->size() == 1 || bytes == 0) return;
+  std::vector<std::byte> scratch(bytes);
+  Request request(std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, scratch.data(), slot.tag,
+                                                &refusal));
+  if (mpi::Context::get().multithreaded()) lock.unlock();  // Request::wait() polls and lets others in
+  try {
+    request.wait();
+  } catch (const Error&) {
+    // This rank's report is the refusal itself.
+  }
+}
+
+// The buffer is checked after prepare(), and refused through stand_in().
+void require_buffer(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slot& slot, const Call& call,
+                    std::span<std::byte> buffer) {
+  if (buffer.data() != nullptr || buffer.empty()) return;
+  const Error refusal(Errc::invalid_buffer, "the buffer is null but holds " + std::to_string(buffer.size()) + " bytes");
+  stand_in(lock, slot, call, buffer.size(), refusal);
+  throw refusal;
 }
 
 std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, std::span<std::byte> buffer) {
@@ -349,7 +382,8 @@ bool attached(MPI_Comm comm) {
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   Context& context = Context::get();
   auto lock = context.lock();
-  const Call call = prepare(slot, buffer, root, options);
+  const Call call = prepare(slot, buffer.size(), root, options);
+  require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return;
   if (context.multithreaded()) {
     // Never block inside MPI: another thread's broadcast may need this rank's forwarding meanwhile.
@@ -377,9 +411,20 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
 }
 
+void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal) {
+  auto lock = Context::get().lock();
+  try {
+    const Call call = prepare(slot, bytes, root, options);
+    stand_in(lock, slot, call, bytes, refusal);
+  } catch (const Error&) {
+    // Refused everywhere alike: no rank waits for this one.
+  }
+}
+
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
-  const auto lock = Context::get().lock();
-  const Call call = prepare(slot, buffer, root, options);
+  auto lock = Context::get().lock();
+  const Call call = prepare(slot, buffer.size(), root, options);
+  require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return Request();
   std::unique_ptr<Request::State> run = start(slot, call, buffer);
   run->leave();

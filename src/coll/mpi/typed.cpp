@@ -141,16 +141,35 @@ bool TypedRequest::test() {
   return true;
 }
 
+namespace {
+
+// The caller's buffer, or, when this rank refuses it (a null buffer, an uncommitted datatype: checks that
+// can fail on some ranks only), a refusal that first plays this rank's part without data (refused()).
+TypedBuffer typed_buffer(const Slot& slot, void* buffer, int count, MPI_Datatype type, int root,
+                         const Options& options) {
+  try {
+    return TypedBuffer(buffer, count, type, slot.state->rank() == root);
+  } catch (const Error& refusal) {
+    int size = 0;
+    if (count >= 0 && type != MPI_DATATYPE_NULL && PMPI_Type_size(type, &size) == MPI_SUCCESS)
+      refused(slot, static_cast<std::size_t>(count) * static_cast<std::size_t>(size), root, options, refusal);
+    throw;
+  }
+}
+
+}  // namespace
+
 void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, std::string_view algorithm) {
   const Slot slot = reserve(comm);
-  TypedBuffer data(buffer, count, type, slot.state->rank() == root);
-  bcast(slot, data.bytes(), root, {.algorithm = algorithm});
+  const Options options{.algorithm = algorithm};
+  TypedBuffer data = typed_buffer(slot, buffer, count, type, root, options);
+  bcast(slot, data.bytes(), root, options);
   data.finish();
 }
 
 TypedRequest typed_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const Slot slot = reserve(comm);
-  TypedRequest typed{TypedBuffer(buffer, count, type, slot.state->rank() == root), {}};
+  TypedRequest typed{typed_buffer(slot, buffer, count, type, root, {}), {}};
   typed.request = ibcast(slot, typed.data.bytes(), root, {});
   return typed;
 }

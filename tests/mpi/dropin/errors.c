@@ -1,7 +1,9 @@
 /* Errors under MPI_ERRORS_RETURN, as herald reports them through the drop-in:
  *  - MPI_Error_string gives herald's own message, MPI_Error_class the usual class;
- *  - a call refused on some ranks only (a null buffer on the non-roots) leaves later calls correct;
- *  - counts that differ between ranks (MPICH's bcastlength) are reported by the ranks that receive;
+ *  - a call refused on some ranks only (a null buffer on the non-roots, or on one forwarding rank) ends on
+ *    every rank, and leaves later calls correct;
+ *  - counts that differ between ranks (MPICH's bcastlength) are reported by the ranks that receive, and
+ *    every rank leaves the call, whatever the algorithm (HERALD_ALGORITHM);
  *  - nothing reaches MPI after MPI_Finalize.
  * With HERALD_SEGMENT_SIZE set to a bad value, checks only that the first broadcast reports it. */
 #include "dropin.h"
@@ -63,12 +65,33 @@ int main(int argc, char** argv) {
   if (me != 0) CHECK(dropin_error_class(rc) == MPI_ERR_BUFFER, "null buffer: class %d", dropin_error_class(rc));
   valid_broadcasts(1);
 
+  /* Refused on rank 1 only, which forwards in most algorithms; then on the root only. The ranks that wait
+   * for the refusing one get an error or the data, never a hang, and nobody gets wrong data silently. */
+  for (int refusing = 1; refusing >= 0; --refusing) {
+    int y[1000];
+    for (int i = 0; i < 1000; ++i) y[i] = me == 0 ? i : -1;
+    rc = MPI_Bcast(me == refusing ? NULL : y, 1000, MPI_INT, 0, MPI_COMM_WORLD);
+    if (me == refusing) {
+      CHECK(dropin_error_class(rc) == MPI_ERR_BUFFER, "null buffer on rank %d: class %d", me, dropin_error_class(rc));
+    } else if (rc == MPI_SUCCESS && refusing != 0) {
+      for (int i = 0; i < 1000; ++i) CHECK(y[i] == i, "rank %d reported success but y[%d] = %d", me, i, y[i]);
+    } else if (refusing == 0 && me != 0) {
+      CHECK(rc != MPI_SUCCESS, "the root refused, yet rank %d reported success", me);
+    }
+    valid_broadcasts(3 + refusing);
+  }
+
   /* Counts that differ between the root and the others, both ways. */
   rc = MPI_Bcast(x, me == 0 ? 1 : 10, MPI_INT, 0, MPI_COMM_WORLD);
   if (me != 0) CHECK(rc != MPI_SUCCESS, "a receive of 4 bytes where 40 were expected was not reported");
   rc = MPI_Bcast(x, me == 0 ? 10 : 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (me != 0) CHECK(rc != MPI_SUCCESS, "a message of 40 bytes into a 4-byte buffer was not reported");
   valid_broadcasts(2);
+  /* Wider: chunks of a scatter fall on different bytes; and from the last rank. */
+  int z[1000];
+  rc = MPI_Bcast(z, me == P - 1 ? 1000 : 3 * P + 1, MPI_INT, P - 1, MPI_COMM_WORLD);
+  if (me != P - 1) CHECK(rc != MPI_SUCCESS, "%d ints where the root sent 1000 was not reported", 3 * P + 1);
+  valid_broadcasts(5);
 
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   return dropin_finish("dropin-errors");
