@@ -1,7 +1,8 @@
 // A worker that fails outside any kernel (HERALD_RUNTIME_INJECT=<kind>:<rank>: a handler that throws, an
 // allocation that fails, an MPI call that fails) is reported by the head at once as herald::Error naming
 // the rank and what failed, and every rank is released. The heartbeat timeout is 600 s, far past the
-// test's own timeout, so a report that waited for it would fail the test by timing out.
+// test's own timeout, so a report that waited for it would fail the test by timing out. A malformed
+// HERALD_RUNTIME_INJECT is refused when the runtime is made, on every rank, with a message that quotes it.
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 #include <herald/runtime/runtime.hpp>
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,15 @@ int main(int argc, char** argv) {
   using namespace herald::runtime;
   int status = 0;
   {
-    Runtime rt(MPI_COMM_WORLD, {.scheduler = Scheduler::mapped, .worker_timeout = 600});
+    std::optional<Runtime> made;
+    try {
+      made.emplace(MPI_COMM_WORLD, Options{.scheduler = Scheduler::mapped, .worker_timeout = 600});
+    } catch (const herald::Error& e) {
+      std::printf("refused: %s\n", e.what());
+      MPI_Finalize();
+      return e.code() == herald::Errc::invalid_argument ? 0 : 1;
+    }
+    Runtime& rt = *made;
     const std::string inject = herald::environment("HERALD_RUNTIME_INJECT").value_or("");
     const std::string victim = inject.substr(inject.find(':') + 1);
     const std::string kind = inject.substr(0, inject.find(':'));
