@@ -73,6 +73,10 @@ Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Optio
 // the first ibcast on it is local too. Throws for MPI_COMM_NULL and intercommunicators.
 void attach(MPI_Comm comm);
 
+// Which ranks of `comm` share a node, as herald found them from the host names when it attached (collective
+// on first use, as attach()). The node-aware algorithms use it unless HERALD_RANKS_PER_NODE overrides it.
+NodeLayout node_layout(MPI_Comm comm);
+
 // The algorithm a call with these options would run for this shape ("auto" resolved), for logs and tests.
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes);
 

@@ -5,6 +5,8 @@
 // executor, the dynamic broadcast and the simulator all consume this one representation.
 #pragma once
 
+#include <herald/layout.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -26,18 +28,23 @@ struct Parameters {
   std::size_t segment = 0;  // bytes per pipelined segment
   int fanout = 0;           // chains leaving the root (chain)
   int radix = 0;            // children per level (knomial)
-  int node_size = 0;        // ranks per node, nodes holding consecutive ranks (hierarchical); 0: one node
+  int node_size = 0;        // ranks per node, in blocks of consecutive ranks: overrides the layout; 0: unset
   friend bool operator==(const Parameters&, const Parameters&) = default;
 };
 
-// What is broadcast: P ranks, from root, `bytes` bytes.
+// What is broadcast: P ranks, from root, `bytes` bytes; `layout`, where known, says which ranks share a node.
 struct Problem {
   int ranks = 1;
   int root = 0;
   std::size_t bytes = 0;
   Parameters parameters{};
+  NodeLayout layout{};
   friend bool operator==(const Problem&, const Problem&) = default;
 };
+
+// The nodes a node-aware algorithm works with: blocks of parameters.node_size ranks where that is set (an
+// override, for tests and simulation), else the layout, else one node.
+NodeLayout nodes_of(const Problem& problem);
 
 // One message sent or received. Its range may be empty: it is still a message, so that an algorithm whose
 // chunks can run past the end of a short buffer keeps the same messages for every count.

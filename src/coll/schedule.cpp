@@ -4,6 +4,12 @@
 
 namespace herald {
 
+NodeLayout nodes_of(const Problem& p) {
+  if (p.parameters.node_size > 0) return NodeLayout::blocks(p.ranks, p.parameters.node_size);
+  if (p.layout.known() && p.layout.ranks() == p.ranks) return p.layout;
+  return NodeLayout::blocks(p.ranks, p.ranks);
+}
+
 std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment) {
   std::vector<ByteRange> out;
   if (bytes == 0) return out;

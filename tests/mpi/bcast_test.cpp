@@ -198,6 +198,36 @@ TEST(Bcast, WorksOnSubCommunicators) {
   MPI_Comm_free(&half);
 }
 
+// herald's node layout: every rank of a communicator finds the same one, with every rank in it once; on one
+// host (where the tests run) a single node.
+TEST(Bcast, FindsTheSameNodeLayoutOnEveryRank) {
+  const int me = rank_of();
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, -me, &half);
+  for (MPI_Comm comm : {MPI_COMM_WORLD, half}) {
+    const NodeLayout layout = node_layout(comm);
+    ASSERT_EQ(layout.ranks(), size_of(comm));
+    int seen = 0;
+    for (int n = 0; n < layout.nodes(); ++n) seen += static_cast<int>(layout.members(n).size());
+    EXPECT_EQ(seen, size_of(comm));
+    unsigned long long mine = layout.hash(), lowest = 0, highest = 0;
+    MPI_Allreduce(&mine, &lowest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+    MPI_Allreduce(&mine, &highest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    EXPECT_EQ(lowest, highest) << "ranks found different layouts";
+    // Two ranks share a node exactly when their hosts have the same name.
+    std::vector<char> hosts(static_cast<std::size_t>(size_of(comm)) * MPI_MAX_PROCESSOR_NAME, 0);
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    MPI_Get_processor_name(host, &length);
+    MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    auto name = [&](int r) { return std::string(hosts.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME); };
+    for (int a = 0; a < size_of(comm); ++a)
+      for (int b = 0; b < size_of(comm); ++b)
+        EXPECT_EQ(layout.node_of(a) == layout.node_of(b), name(a) == name(b)) << a << " and " << b;
+  }
+  MPI_Comm_free(&half);
+}
+
 template <class F>
 Errc error_of(F&& f) {
   try {

@@ -10,6 +10,7 @@
 // (o is the fair network's per-message overhead, 0 on the ports network.) The formulas are checked against
 // the simulator in tests/unit/cost_test.cpp.
 #include "algorithms.hpp"
+#include "nodes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -158,6 +159,24 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m) {
   // The exchanges: log2 P steps moving n (P-1)/P bytes in all.
   const double n = static_cast<double>(p.bytes);
   return scatter(p, t) + ceil_log(2, below) * t.hop(0) + n * (p.ranks - 1) / p.ranks * t.beta() + extra;
+}
+
+// The chain among leaders, each segment interval stretched by the leader's send within its node, then the
+// last segment's way down the largest node's chain.
+double node_pipeline_cost(const Problem& p, const CostModel& m) {
+  const Nodes nodes(p);
+  if (nodes.count() == 1) {  // one chain through the node
+    Problem one = p;
+    one.parameters.fanout = 1;
+    return chain_cost(one, m.within_node());
+  }
+  const CostModel node_model = m.within_node();  // Terms holds a reference
+  const Terms t(m), inside(node_model);
+  const Pipeline s = pipeline(p, t);
+  const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
+  const double across = chain_cost(leaders, m);
+  if (nodes.largest() == 1) return across;
+  return across + s.count * inside.next(s.bytes) + (nodes.largest() - 1) * inside.hop(s.bytes);
 }
 
 }  // namespace herald::detail

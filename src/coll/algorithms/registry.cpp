@@ -22,6 +22,7 @@ using detail::scatter_ring_program;
 using detail::scatter_ring_tuned_program;
 using detail::two_tree_program;
 using detail::hierarchical_program;
+using detail::node_pipeline_program;
 
 const std::array table{
     AlgorithmInfo{.name = "linear",
@@ -95,6 +96,15 @@ const std::array table{
                   .reads_node_size = true,
                   .program = hierarchical_program,
                   .cost = detail::hierarchical_cost},
+    AlgorithmInfo{.name = "node_pipeline",
+                  .summary = "pipelined chain among one leader per node, each passing segment k down a chain within its "
+                             "node while segment k+1 crosses the network; segmented",
+                  .defaults = {.segment = default_segment, .fanout = 1},
+                  .reads_segment = true,
+                  .reads_fanout = true,
+                  .reads_node_size = true,
+                  .program = node_pipeline_program,
+                  .cost = detail::node_pipeline_cost},
 };
 
 }  // namespace
@@ -134,6 +144,7 @@ Problem with_defaults(const AlgorithmInfo& a, Problem p) {
   q.fanout = a.reads_fanout ? (q.fanout ? q.fanout : a.defaults.fanout) : 0;
   q.radix = a.reads_radix ? (q.radix ? q.radix : a.defaults.radix) : 0;
   q.node_size = a.reads_node_size ? q.node_size : 0;
+  if (!a.reads_node_size) p.layout = {};  // nothing else reads it: plans do not differ by it
   return p;
 }
 

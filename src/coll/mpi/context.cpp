@@ -98,13 +98,51 @@ CommState::~CommState() {
   if (setup_ != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&setup_, MPI_STATUS_IGNORE);
 }
 
+namespace {
+
+// A node's name, hashed: what MPI_Get_processor_name gives, which names the host on every MPI we know of
+// (SMPI: the simulated host). 64 bits make two hosts of one job sharing a hash a practical impossibility.
+std::uint64_t node_name() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  HERALD_MPI(MPI_Get_processor_name(name, &length));
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a
+  for (int i = 0; i < length; ++i) h = (h ^ static_cast<unsigned char>(name[i])) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace
+
+// Why not MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): it blocks, and this rank must keep forwarding its other
+// broadcasts while the state is made (Context::state()). The host name gives the same nodes, exchanged by a
+// nonblocking allgather on the private duplicate, so nothing of it meets the program's messages.
 bool CommState::ready() {
-  if (setup_ == MPI_REQUEST_NULL) return true;
-  int done = 0;
-  HERALD_MPI(PMPI_Test(&setup_, &done, MPI_STATUS_IGNORE));
-  // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
-  if (done) HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
-  return done != 0;
+  while (phase_ != Phase::done) {
+    if (setup_ != MPI_REQUEST_NULL) {
+      int done = 0;
+      HERALD_MPI(PMPI_Test(&setup_, &done, MPI_STATUS_IGNORE));
+      if (!done) return false;
+    }
+    if (phase_ == Phase::duplicating) {
+      // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
+      HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
+      own_node_ = node_name();
+      node_names_.assign(static_cast<std::size_t>(size_), 0);
+      HERALD_MPI(PMPI_Iallgather(&own_node_, 1, MPI_UINT64_T, node_names_.data(), 1, MPI_UINT64_T, dup_.get(),
+                                 &setup_));
+      phase_ = Phase::gathering;
+    } else {
+      // A node is named by its lowest rank.
+      std::unordered_map<std::uint64_t, int> lowest;
+      std::vector<int> node_of(node_names_.size());
+      for (std::size_t r = 0; r < node_names_.size(); ++r)
+        node_of[r] = lowest.try_emplace(node_names_[r], static_cast<int>(r)).first->second;
+      layout_ = NodeLayout(node_of);
+      node_names_ = {};
+      phase_ = Phase::done;
+    }
+  }
+  return true;
 }
 
 int CommState::next_tag() noexcept {
@@ -116,7 +154,7 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   last_key_ = key;
   if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
   const Context& context = Context::get();
-  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters};
+  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_};
   const AlgorithmInfo* algorithm = key.algorithm;
   if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
     const Choice choice = choose_algorithm(problem, context.cost_model());

@@ -57,8 +57,10 @@ class CommState {
   int size() const noexcept { return size_; }
   // The communicator holds every process in MPI_COMM_WORLD's order, so the launcher's ranks per node apply.
   bool world_shaped() const noexcept { return world_shaped_; }
-  // True once the duplication has completed; tests it without blocking.
+  // True once the duplication, then the exchange of node names, have completed; tests without blocking.
   bool ready();
+  // Which ranks share a node, found once when the state is made (see ready()).
+  const NodeLayout& layout() const noexcept { return layout_; }
   // The private communicator.
   MPI_Comm comm() const noexcept { return dup_.get(); }
   // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
@@ -68,7 +70,12 @@ class CommState {
 
  private:
   Communicator dup_;
-  MPI_Request setup_ = MPI_REQUEST_NULL;  // the MPI_Comm_idup in flight
+  // Setting up: the MPI_Comm_idup, then the MPI_Iallgather of node names, in flight in setup_.
+  enum class Phase { duplicating, gathering, done } phase_ = Phase::duplicating;
+  MPI_Request setup_ = MPI_REQUEST_NULL;
+  std::uint64_t own_node_ = 0;
+  std::vector<std::uint64_t> node_names_;
+  NodeLayout layout_;
   int rank_ = 0, size_ = 1;
   bool world_shaped_ = false;
   int tag_limit_ = 32767;

@@ -521,6 +521,12 @@ void attach(MPI_Comm comm) {
   context.state(comm);
 }
 
+NodeLayout node_layout(MPI_Comm comm) {
+  mpi::Context& context = mpi::Context::get();
+  const auto lock = context.lock();
+  return context.state(comm)->layout();
+}
+
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {
   mpi::Context& context = mpi::Context::get();
   const auto lock = context.lock();

@@ -1,0 +1,39 @@
+// Shared by the node-aware algorithms: the nodes of a Problem with one leader each, and a rank's place in
+// its node. The root leads its own node; every other node is led by its lowest rank. Nodes are counted from
+// the root's (virtual nodes), as ranks are from the root.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+namespace herald::detail {
+
+class Nodes {
+ public:
+  explicit Nodes(const Problem& p);
+  int count() const noexcept { return layout_.nodes(); }
+  // Real node of virtual node v (the root's node is virtual node 0).
+  int real_node(int vnode) const noexcept { return (vnode + root_node_) % count(); }
+  int virtual_node(int node) const noexcept { return (node - root_node_ + count()) % count(); }
+  int node_of(int rank) const { return layout_.node_of(rank); }
+  int size(int node) const { return static_cast<int>(layout_.members(node).size()); }
+  int leader(int node) const { return global(node, 0); }
+  // A rank's index in its node, the leader at 0 and the others after it in rank order, wrapping.
+  int local(int rank) const;
+  // The rank at `index` in `node`, in that order.
+  int global(int node, int index) const;
+  int largest() const noexcept { return layout_.largest_node(); }
+
+ private:
+  NodeLayout layout_;
+  int root_;
+  int root_node_;
+};
+
+// A leader's program from its two stages: `across` (among leaders) and `within` (its node), merged by byte
+// offset, ties to `across`. A send of segment k thus comes right after the steps that bring segment k in and
+// pass it to the next node, and before segment k+1's: the executor posts sends in program order, so segment
+// k travels within the node while segment k+1 crosses the network. Both stages must cut the message at the
+// same offsets.
+Program merge_stages(const Program& across, const Program& within);
+
+}  // namespace herald::detail
