@@ -251,7 +251,7 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
       Measurement m;
       m.bytes = bytes;
       m.algorithm = c.name();
-      m.resolved = c.name() == "auto" ? resolve_algorithm(c.options(), ranks, bytes) : c.name();
+      m.resolved = c.name() == "auto" ? resolve_algorithm(c.options(), comm, bytes, s.root) : c.name();
       m.iterations = iterations;
       m.samples = std::move(samples[k]);
       m.spread = spread_of(m.samples);

@@ -77,7 +77,11 @@ void attach(MPI_Comm comm);
 // on first use, as attach()). The node-aware algorithms use it unless HERALD_RANKS_PER_NODE overrides it.
 NodeLayout node_layout(MPI_Comm comm);
 
-// The algorithm a call with these options would run for this shape ("auto" resolved), for logs and tests.
+// The algorithm a broadcast of `bytes` from `root` on `comm` with these options runs ("auto" resolved),
+// decided as the call decides it, under the communicator's node layout; for logs and tests. Collective on
+// first use of `comm`, as attach().
+std::string resolve_algorithm(const Options& options, MPI_Comm comm, std::size_t bytes, int root = 0);
+// The same for `ranks` ranks of an unknown layout (one node).
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes);
 
 }  // namespace herald

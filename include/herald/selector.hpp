@@ -4,8 +4,10 @@
 #include <herald/algorithms.hpp>
 #include <herald/simulator.hpp>
 
+#include <map>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace herald {
@@ -17,18 +19,38 @@ struct Choice {
   double seconds = 0;
 };
 
+// How many times the broadcast's bytes cross the busiest node's one network link, in or out, under the
+// problem's nodes (nodes_of()): 1 where every byte enters each node once (node_pipeline; a chain over nodes
+// in blocks), up to the ranks per node for an algorithm whose every rank takes its data from another node.
+// Counted on the algorithm's own schedule at a small size (a few segments); 1 on one node. Above 2048 ranks,
+// where building every rank's program would cost seconds, estimated instead: 1 for node_pipeline,
+// ceil(log2 nodes) for hierarchical, the largest node's ranks for the others.
+double link_load(const AlgorithmInfo& algorithm, const Problem& problem);
+
+// The link loads of one communicator, kept by algorithm and root: they depend on neither the size nor the
+// cost model, so a communicator computes each once.
+class LinkLoads {
+ public:
+  double of(const AlgorithmInfo& algorithm, const Problem& problem);
+
+ private:
+  std::map<std::pair<const AlgorithmInfo*, int>, double> known_;
+};
+
 // Prices every algorithm of the table in closed form (AlgorithmInfo::cost) with the parameters given, and
 // each segmented one whose segment the caller left at zero at every candidate segment size too (powers of
 // two from 16 KiB to 16 MiB below the message size, and its default); returns the cheapest, ties to the
-// earlier table entry. Pure and deterministic; its cost does not grow with P.
-Choice choose_algorithm(const Problem& problem, const CostModel& model);
+// earlier table entry. Where the ranks span nodes, each algorithm's network beta is multiplied by its link
+// load (the ranks of a node share its link); `loads`, if given, keeps those per communicator. Pure and
+// deterministic.
+Choice choose_algorithm(const Problem& problem, const CostModel& model, LinkLoads* loads = nullptr);
 
 // Every algorithm of the table at its cheapest parameters as choose_algorithm() prices them, cheapest
 // first (ties in table order): its first entry is choose_algorithm()'s choice, the rest the runners-up.
-std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model);
+std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model, LinkLoads* loads = nullptr);
 
 // The algorithm choose_algorithm() picks.
-const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model);
+const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model, LinkLoads* loads = nullptr);
 
 // Built-in models of typical machines (docs/tuning.md, "Without a tuning file"): published orders of
 // magnitude for their latency, bandwidth and per-message cost, not measurements of any one machine.

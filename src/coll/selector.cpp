@@ -4,6 +4,7 @@
 #include <herald/selector.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,39 @@ constexpr std::size_t largest_candidate = 16 * 1024 * 1024;
 
 }  // namespace
 
-std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model) {
+double link_load(const AlgorithmInfo& a, const Problem& problem) {
+  const NodeLayout nodes = nodes_of(problem);
+  if (nodes.nodes() == 1) return 1.0;
+  const int P = problem.ranks;
+  if (P > 2048) {
+    if (a.name == "node_pipeline") return 1.0;
+    if (a.name == "hierarchical") return std::ceil(std::log2(static_cast<double>(nodes.nodes())));
+    return nodes.largest_node();
+  }
+  // A few segments of a few bytes per rank: the structure of a large broadcast, built quickly.
+  Problem small = problem;
+  small.bytes = 64 * static_cast<std::size_t>(P);
+  small.parameters.segment = a.reads_segment ? small.bytes / 8 : 0;
+  std::vector<std::size_t> in(static_cast<std::size_t>(nodes.nodes()), 0), out(in.size(), 0);
+  for (int r = 0; r < P; ++r)
+    for (const Step& step : make_program(a, small, r)) {
+      if (nodes.node_of(step.peer) == nodes.node_of(r)) continue;
+      (step.op == Step::Op::recv ? in : out)[static_cast<std::size_t>(nodes.node_of(r))] += step.range.length;
+    }
+  std::size_t busiest = 0;
+  for (std::size_t n = 0; n < in.size(); ++n) busiest = std::max({busiest, in[n], out[n]});
+  return std::max(1.0, static_cast<double>(busiest) / static_cast<double>(small.bytes));
+}
+
+double LinkLoads::of(const AlgorithmInfo& a, const Problem& problem) {
+  const auto key = std::make_pair(&a, problem.root);
+  if (auto it = known_.find(key); it != known_.end()) return it->second;
+  return known_[key] = link_load(a, problem);
+}
+
+std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model, LinkLoads* loads) {
   validate(problem);
+  const bool spans_nodes = nodes_of(problem).nodes() > 1;
   std::vector<Choice> ranked;
   for (const AlgorithmInfo& a : algorithms()) {
     const Problem given = with_defaults(a, problem);
@@ -26,13 +58,16 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
       ranked.push_back({&a, given.parameters, 0.0});
       continue;
     }
-    Choice best{&a, given.parameters, a.cost(given, model)};
+    // The ranks of a node share its link: its bytes cross it as many times as the algorithm makes them.
+    CostModel shared = model;
+    if (spans_nodes) shared.beta *= loads ? loads->of(a, problem) : link_load(a, problem);
+    Choice best{&a, given.parameters, a.cost(given, shared)};
     if (a.reads_segment && problem.parameters.segment == 0 && a.defaults.segment != 0) {
       for (std::size_t segment = smallest_candidate; segment <= largest_candidate && segment < problem.bytes;
            segment *= 2) {
         Problem candidate = given;
         candidate.parameters.segment = segment;
-        const double seconds = a.cost(candidate, model);
+        const double seconds = a.cost(candidate, shared);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
       }
     }
@@ -43,12 +78,12 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
   return ranked;
 }
 
-Choice choose_algorithm(const Problem& problem, const CostModel& model) {
-  return rank_algorithms(problem, model).front();
+Choice choose_algorithm(const Problem& problem, const CostModel& model, LinkLoads* loads) {
+  return rank_algorithms(problem, model, loads).front();
 }
 
-const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model) {
-  return *choose_algorithm(problem, model).algorithm;
+const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model, LinkLoads* loads) {
+  return *choose_algorithm(problem, model, loads).algorithm;
 }
 
 namespace {

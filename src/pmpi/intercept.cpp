@@ -91,15 +91,14 @@ class Interceptor {
   void count() noexcept { ++calls_; }
 
   // HERALD_STATS: a broadcast herald ran (`nonblocking`: MPI_Ibcast), counted on the communicator's rank 0.
-  void ran(bool nonblocking, int count, MPI_Datatype type, MPI_Comm comm) {
+  void ran(bool nonblocking, int count, MPI_Datatype type, int root, MPI_Comm comm) {
     if (!stats_) return;
-    int rank = 0, size = 0, type_size = 0;
+    int rank = 0, type_size = 0;
     PMPI_Comm_rank(comm, &rank);
     if (rank != 0) return;
-    PMPI_Comm_size(comm, &size);
     PMPI_Type_size(type, &type_size);
     const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
-    const std::string name = herald::resolve_algorithm({}, size, bytes);
+    const std::string name = herald::resolve_algorithm({}, comm, bytes, root);
     const std::lock_guard lock(mutex_);
     ++stats_counts_[nonblocking ? ibcast_slot : bcast_slot];
     for (std::size_t i = 0; i < herald::algorithms().size(); ++i)
@@ -219,7 +218,7 @@ void note(const char* call, int count, MPI_Datatype type, int root, MPI_Comm com
   if (rank == root) {
     const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
     std::fprintf(stderr, "herald: %s of %zu bytes from root %d on %d ranks via %s\n", call, bytes, root, size,
-                 herald::resolve_algorithm({}, size, bytes).c_str());
+                 herald::resolve_algorithm({}, comm, bytes, root).c_str());
   }
 }
 
@@ -340,7 +339,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     Interceptor::get().count();
     herald::mpi::typed_bcast(buffer, count, datatype, root, comm, "");
     note("MPI_Bcast", count, datatype, root, comm);
-    Interceptor::get().ran(false, count, datatype, comm);
+    Interceptor::get().ran(false, count, datatype, root, comm);
     return MPI_SUCCESS;
   } catch (...) {
     return herald::mpi::report_exception(comm);
@@ -369,7 +368,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     auto pending = std::make_unique<Pending>(
         Pending{herald::mpi::typed_ibcast(buffer, count, datatype, root, comm), outcome.get()});
     note("MPI_Ibcast", count, datatype, root, comm);
-    self.ran(true, count, datatype, comm);
+    self.ran(true, count, datatype, root, comm);
     herald::mpi::check(PMPI_Grequest_start(query, release, cancel, outcome.get(), request), "MPI_Grequest_start");
     outcome.release();  // the generalized request owns it now
     self.add(*request, std::move(pending));

@@ -157,7 +157,7 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_};
   const AlgorithmInfo* algorithm = key.algorithm;
   if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
-    const Choice choice = choose_algorithm(problem, context.cost_model());
+    const Choice choice = choose_algorithm(problem, context.cost_model(), &loads_);
     algorithm = choice.algorithm;
     problem.parameters = choice.parameters;
   }

@@ -10,6 +10,7 @@
 #include "../../core/mpi/check.hpp"
 #include "plan.hpp"
 
+#include <herald/selector.hpp>
 #include <herald/simulator.hpp>
 #include <herald/tuning.hpp>
 
@@ -81,6 +82,7 @@ class CommState {
   int tag_limit_ = 32767;
   std::uint32_t sequence_ = 0;
   std::unordered_map<PlanKey, std::shared_ptr<Plan>, PlanKeyHash> plans_;
+  LinkLoads loads_;  // "auto"'s link loads under this communicator's layout
   // Most programs repeat one shape: the last plan is checked before hashing.
   PlanKey last_key_{};
   std::shared_ptr<Plan> last_plan_;

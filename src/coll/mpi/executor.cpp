@@ -527,6 +527,17 @@ NodeLayout node_layout(MPI_Comm comm) {
   return context.state(comm)->layout();
 }
 
+std::string resolve_algorithm(const Options& options, MPI_Comm comm, std::size_t bytes, int root) {
+  mpi::Context& context = mpi::Context::get();
+  const auto lock = context.lock();
+  context.check_settings();
+  std::shared_ptr<mpi::CommState> state = context.state(comm);
+  if (state->size() == 1 || bytes == 0) return resolve_algorithm(options, state->size(), bytes);
+  const Call call = prepare({state, 0}, bytes, root, options);  // the same decision as a call's
+  if (call.native) return "native";
+  return std::string(state->plan(call.key)->algorithm->name);
+}
+
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {
   mpi::Context& context = mpi::Context::get();
   const auto lock = context.lock();

@@ -15,7 +15,7 @@ ranks="2 3 4 5 6 7 8"
 seeds=20
 operations=300
 timeout=120
-algorithms="auto linear binomial balanced_binomial binary split_binary chain knomial scatter_ring scatter_ring_tuned scatter_rdb two_tree hierarchical"
+algorithms="auto linear binomial balanced_binomial binary split_binary chain knomial scatter_ring scatter_ring_tuned scatter_rdb two_tree hierarchical node_pipeline"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ranks) ranks=$2 ;;
