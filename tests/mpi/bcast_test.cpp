@@ -198,8 +198,8 @@ TEST(Bcast, WorksOnSubCommunicators) {
   MPI_Comm_free(&half);
 }
 
-// herald's node layout: every rank of a communicator finds the same one, with every rank in it once; on one
-// host (where the tests run) a single node.
+// herald's node layout: every rank of a communicator finds the same one, with every rank in it once, and
+// ranks share a node exactly when their hosts (or emulated nodes) are the same.
 TEST(Bcast, FindsTheSameNodeLayoutOnEveryRank) {
   const int me = rank_of();
   MPI_Comm half = MPI_COMM_NULL;
@@ -214,12 +214,18 @@ TEST(Bcast, FindsTheSameNodeLayoutOnEveryRank) {
     MPI_Allreduce(&mine, &lowest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
     MPI_Allreduce(&mine, &highest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
     EXPECT_EQ(lowest, highest) << "ranks found different layouts";
-    // Two ranks share a node exactly when their hosts have the same name.
-    std::vector<char> hosts(static_cast<std::size_t>(size_of(comm)) * MPI_MAX_PROCESSOR_NAME, 0);
-    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    // Two ranks share a node exactly when their hosts have the same name, or under HERALD_EMULATE_NODES
+    // (k consecutive ranks of MPI_COMM_WORLD a node, or world rank i on node i mod k), the same emulated node.
+    std::string host(MPI_MAX_PROCESSOR_NAME, '\0');
     int length = 0;
-    MPI_Get_processor_name(host, &length);
-    MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    MPI_Get_processor_name(host.data(), &length);
+    if (auto emulated = environment("HERALD_EMULATE_NODES")) {
+      const int k = std::stoi(*emulated);
+      host = std::to_string(emulated->find("cyclic") != std::string::npos ? me % k : me / k);
+      host.resize(MPI_MAX_PROCESSOR_NAME, '\0');
+    }
+    std::vector<char> hosts(static_cast<std::size_t>(size_of(comm)) * MPI_MAX_PROCESSOR_NAME, 0);
+    MPI_Allgather(host.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
     auto name = [&](int r) { return std::string(hosts.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME); };
     for (int a = 0; a < size_of(comm); ++a)
       for (int b = 0; b < size_of(comm); ++b)

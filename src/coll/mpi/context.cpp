@@ -102,7 +102,13 @@ namespace {
 
 // A node's name, hashed: what MPI_Get_processor_name gives, which names the host on every MPI we know of
 // (SMPI: the simulated host). 64 bits make two hosts of one job sharing a hash a practical impossibility.
-std::uint64_t node_name() {
+// Under HERALD_EMULATE_NODES, the node of this rank of MPI_COMM_WORLD instead.
+std::uint64_t node_name(Context::EmulatedNodes emulated) {
+  if (emulated.size > 0) {
+    int world_rank = 0;
+    HERALD_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+    return static_cast<std::uint64_t>(emulated.cyclic ? world_rank % emulated.size : world_rank / emulated.size);
+  }
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   HERALD_MPI(MPI_Get_processor_name(name, &length));
@@ -126,7 +132,7 @@ bool CommState::ready() {
     if (phase_ == Phase::duplicating) {
       // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
       HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
-      own_node_ = node_name();
+      own_node_ = node_name(Context::get().emulated_nodes());
       node_names_.assign(static_cast<std::size_t>(size_), 0);
       HERALD_MPI(PMPI_Iallgather(&own_node_, 1, MPI_UINT64_T, node_names_.data(), 1, MPI_UINT64_T, dup_.get(),
                                  &setup_));
@@ -194,6 +200,17 @@ Context::Context() : message_limit_(max_message_bytes) {
     }
     model_ = cost_model_from_environment(base);
     verbose_ = environment("HERALD_VERBOSE").value_or("0") == "1";
+    if (auto v = environment("HERALD_EMULATE_NODES")) {
+      const auto comma = v->find(',');
+      const std::string placement = comma == std::string::npos ? "" : v->substr(comma + 1);
+      if (placement != "" && placement != "cyclic" && placement != "blocks")
+        throw Error(Errc::invalid_argument,
+                    "HERALD_EMULATE_NODES '" + *v + "': expected <ranks per node>[,blocks] or <nodes>,cyclic");
+      emulated_nodes_.size = static_cast<int>(parse_count(v->substr(0, comma), "HERALD_EMULATE_NODES"));
+      emulated_nodes_.cyclic = placement == "cyclic";
+      if (emulated_nodes_.size < 1)
+        throw Error(Errc::invalid_argument, "HERALD_EMULATE_NODES '" + *v + "' must name at least 1");
+    }
     window_ = send_window_from_environment();
     if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
       message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");

@@ -164,6 +164,13 @@ class Context {
   // Ranks per node for communicators shaped like MPI_COMM_WORLD: the tuning file's, when the job spans
   // nodes (0: one node). The same on every rank, as every rank's schedule must be.
   int job_node_size() const noexcept { return job_node_size_; }
+  // HERALD_EMULATE_NODES=<k>[,cyclic]: nodes made up from MPI_COMM_WORLD ranks instead of host names, for
+  // tests and simulation; 0 when unset.
+  struct EmulatedNodes {
+    int size = 0;
+    bool cyclic = false;
+  };
+  EmulatedNodes emulated_nodes() const noexcept { return emulated_nodes_; }
   // The measured cell of the tuning file (HERALD_TUNING_FILE) "auto" takes for `ranks` and `bytes`, or
   // nullptr where the file has none (or there is no file): the cost model decides there.
   // Remembered per shape: a broadcast's own cost must not grow with the file.
@@ -187,6 +194,7 @@ class Context {
   std::uint64_t last_measured_key_ = ~std::uint64_t{0};
   const TuningCell* last_measured_ = nullptr;
   int job_node_size_ = 0;
+  EmulatedNodes emulated_nodes_{};
   bool verbose_ = false;
   std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
   SendWindow window_;
