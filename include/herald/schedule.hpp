@@ -80,6 +80,12 @@ struct Schedule {
 // Zero bytes give no segment.
 std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment);
 
+// A pipeline: the message is cut into more than one segment. Its sends are synchronous (MPI_Issend), so
+// that they complete only once their bytes have arrived: under an eager protocol a rank would otherwise
+// post every segment at once, they would share its link and arrive together, and the pipeline would
+// collapse into store-and-forward. The executor, the simulator and the cost model all follow this.
+bool paced(const Problem& problem);
+
 // Ranks renumbered so the root is 0: the "virtual rank" every tree builder works in.
 inline int to_virtual(int rank, int root, int ranks) noexcept { return (rank - root + ranks) % ranks; }
 inline int to_real(int vrank, int root, int ranks) noexcept { return (vrank + root) % ranks; }

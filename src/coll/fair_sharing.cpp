@@ -4,7 +4,8 @@
 // then moves its bytes at the max-min fair share of both links, which is recomputed whenever a flow starts
 // or ends (as SimGrid's network model does). Ranks post their sends in program order, each once its inputs
 // have arrived and the send window has room; a send of at most eager_bytes counts as complete once posted
-// (MPI's eager protocol), a longer one once its last byte has arrived. Completing a receive costs the
+// (MPI's eager protocol), a longer one, or any send of a pipeline (paced(): the executor sends its segments
+// synchronously), once its last byte has arrived. Completing a receive costs the
 // receiver `overhead` too.
 #include "timing.hpp"
 
@@ -34,7 +35,8 @@ struct Flow {
 class FairSharing {
  public:
   FairSharing(const Input& in, const CostModel& model, const SendWindow& window)
-      : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks) {
+      : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks),
+        paced_(paced(in.schedule.problem)) {
     const auto& programs = in.schedule.programs;
     sends_.resize(ranks_);
     next_.assign(ranks_, 0);
@@ -133,7 +135,7 @@ class FairSharing {
       flow.source = r;
       flow.dest = step.peer;
       flow.recv_step = in_.recv_of_send[r][i];
-      flow.eager = step.range.length <= model_.eager_bytes;
+      flow.eager = step.range.length <= model_.eager_bytes && !paced_;
       flow.sent_at = now_ + model_.overhead;
       flow.bytes_left = static_cast<double>(step.range.length);
       flows_.push_back(flow);
@@ -227,6 +229,7 @@ class FairSharing {
   const CostModel& model_;
   SendWindow window_;
   int ranks_;
+  bool paced_;  // a pipeline's sends are synchronous
   double now_ = 0;
   std::vector<std::vector<std::size_t>> sends_;  // send steps per rank, in program order
   std::vector<std::size_t> next_;                // per rank, into sends_

@@ -4,6 +4,8 @@
 
 namespace herald {
 
+bool paced(const Problem& p) { return p.parameters.segment > 0 && p.bytes > p.parameters.segment; }
+
 NodeLayout nodes_of(const Problem& p) {
   if (p.parameters.node_size > 0) return NodeLayout::blocks(p.ranks, p.parameters.node_size);
   if (p.layout.known() && p.layout.ranks() == p.ranks) return p.layout;

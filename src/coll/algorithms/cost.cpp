@@ -20,19 +20,22 @@ namespace {
 
 class Terms {
  public:
-  explicit Terms(const CostModel& m) : m_(m), fair_(m.network == Network::fair_sharing) {}
+  // A pipeline's sends (paced()) are synchronous: none of them is eager.
+  Terms(const CostModel& m, const Problem& p)
+      : m_(m), fair_(m.network == Network::fair_sharing), paced_(paced(p)) {}
   double o() const { return fair_ ? m_.overhead : 0.0; }
   double hop(double bytes) const { return 2 * o() + m_.alpha + bytes * m_.beta; }
   double next(double bytes) const {
-    if (eager(bytes)) return std::max(o(), bytes * m_.beta);  // posting overlaps the previous one's bytes
+    if (eager(bytes) && !paced_) return std::max(o(), bytes * m_.beta);  // posting overlaps the previous one's bytes
     return o() + (fair_ ? m_.alpha : m_.port_seconds()) + bytes * m_.beta;
   }
-  bool eager(double bytes) const { return fair_ && bytes <= static_cast<double>(m_.eager_bytes); }
+  bool eager(double bytes) const { return fair_ && !paced_ && bytes <= static_cast<double>(m_.eager_bytes); }
   double beta() const { return m_.beta; }
 
  private:
   const CostModel& m_;
   bool fair_;
+  bool paced_;
 };
 
 int ceil_log(long long base, int ranks) {
@@ -47,19 +50,17 @@ int floor_log2(int ranks) {
   return levels;
 }
 
-// Segments of a pipelined algorithm: their count and average size. Segments an eager protocol sends all at
-// once share the link and arrive together, so such a pipeline is priced as one segment (store and forward).
+// Segments of a pipelined algorithm: their count and average size. A pipeline's sends are synchronous
+// (paced()), never eager, so each segment is priced as a send that completes on arrival.
 struct Pipeline {
   double count;
   double bytes;
 };
 
-Pipeline pipeline(const Problem& p, const Terms& t) {
+Pipeline pipeline(const Problem& p) {
   const double n = static_cast<double>(p.bytes);
-  const std::size_t segment = p.parameters.segment;
-  if (segment == 0 || segment >= p.bytes) return {1.0, n};
-  const double count = std::ceil(n / static_cast<double>(segment));
-  if (t.eager(static_cast<double>(segment))) return {1.0, n};
+  if (!paced(p)) return {1.0, n};
+  const double count = std::ceil(n / static_cast<double>(p.parameters.segment));
   return {count, n / count};
 }
 
@@ -76,22 +77,22 @@ double scatter(const Problem& p, const Terms& t) {
 }  // namespace
 
 double linear_cost(const Problem& p, const CostModel& m) {
-  const Terms t(m);
+  const Terms t(m, p);
   const double n = static_cast<double>(p.bytes);
   return (p.ranks - 2) * t.next(n) + t.hop(n);
 }
 
 // Segmented or not: the root sends each segment to its L children; the last one then goes down L levels.
 double binomial_cost(const Problem& p, const CostModel& m) {
-  const Terms t(m);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
   const int levels = ceil_log(2, p.ranks);
   return (s.count - 1) * levels * t.next(s.bytes) + levels * std::max(t.hop(s.bytes), t.next(s.bytes));
 }
 
 double knomial_cost(const Problem& p, const CostModel& m) {
-  const Terms t(m);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
   const int radix = p.parameters.radix;
   const int levels = ceil_log(radix, p.ranks);
   const int children = std::min(radix - 1, p.ranks - 1);
@@ -101,8 +102,8 @@ double knomial_cost(const Problem& p, const CostModel& m) {
 
 // f chains of length L: the root sends every segment f times, then the last one crosses L ranks.
 double chain_cost(const Problem& p, const CostModel& m) {
-  const Terms t(m);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
   const int others = p.ranks - 1;
   const int chains = std::clamp(p.parameters.fanout, 1, others);
   const int length = (others + chains - 1) / chains;
@@ -112,8 +113,8 @@ double chain_cost(const Problem& p, const CostModel& m) {
 // Interior ranks send every segment twice; the last segment goes down the tree's height.
 double binary_cost(const Problem& p, const CostModel& m) {
   if (p.ranks == 2) return chain_cost(p, m);
-  const Terms t(m);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
   const int height = floor_log2(p.ranks);
   return (s.count - 1) * 2 * t.next(s.bytes) + height * (t.hop(s.bytes) + t.next(s.bytes));
 }
@@ -121,8 +122,8 @@ double binary_cost(const Problem& p, const CostModel& m) {
 // Each half goes down one sub-tree (two sends per segment of a half), then partners swap halves.
 double split_binary_cost(const Problem& p, const CostModel& m) {
   if (p.ranks == 2) return chain_cost(p, m);
-  const Terms t(m);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
   const int height = floor_log2(p.ranks);
   return (1.5 * s.count - 1) * t.next(s.bytes) + height * (t.hop(s.bytes) + t.next(s.bytes));
 }
@@ -132,14 +133,14 @@ double two_tree_cost(const Problem& p, const CostModel& m) {
   // Two or three ranks: the trees are single edges, and (P = 3) each rank forwards to the other what the
   // root sent it, which costs as much as the root sending everything to both.
   if (p.ranks <= 3) return linear_cost(p, m);
-  const Terms t(m);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
   return (s.count - 1) * t.next(s.bytes) + 2 * ceil_log(2, p.ranks) * t.hop(s.bytes);
 }
 
 // Scatter, then P-1 ring steps, each waiting for the chunk the previous one brought.
 double scatter_ring_cost(const Problem& p, const CostModel& m) {
-  const Terms t(m);
+  const Terms t(m, p);
   const double chunk = static_cast<double>(p.bytes) / p.ranks;
   return scatter(p, t) + (p.ranks - 1) * t.hop(chunk);
 }
@@ -149,7 +150,7 @@ double scatter_ring_cost(const Problem& p, const CostModel& m) {
 double scatter_rdb_cost(const Problem& p, const CostModel& m) {
   // One rank beside a pair: the bytes go down a binomial tree.
   if (p.ranks == 3) return binomial_cost(p, m);
-  const Terms t(m);
+  const Terms t(m, p);
   const int below = 1 << floor_log2(p.ranks);
   // Below P bytes most chunks are empty: their messages (still sent, so that the messages do not depend on
   // the count) wait for no data, and on a network that overlaps postings they cost only their posting.
@@ -171,8 +172,8 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
     return chain_cost(one, m.within_node());
   }
   const CostModel node_model = m.within_node();  // Terms holds a reference
-  const Terms t(m), inside(node_model);
-  const Pipeline s = pipeline(p, t);
+  const Terms t(m, p), inside(node_model, p);
+  const Pipeline s = pipeline(p);
   const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
   const double across = chain_cost(leaders, m);
   if (nodes.largest() == 1) return across;

@@ -156,8 +156,10 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
         if (!complete(d, block)) return false;
       const Step& s = plan_->program[i];
       if (windowed && !make_room(s.peer, block)) return false;
-      HERALD_MPI(PMPI_Isend(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
-                            state_->comm(), &buffers_.requests[i]));
+      // A pipeline's segment completes only once it has arrived (Plan::paced), so the window paces them.
+      const auto send = plan_->paced ? PMPI_Issend : PMPI_Isend;
+      HERALD_MPI(send(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
+                      state_->comm(), &buffers_.requests[i]));
       buffers_.in_flight.push_back(i);
     }
     return true;
@@ -348,7 +350,8 @@ void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
       const int rc = PMPI_Recv(at, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag, comm, &status);
       outcome.received(rc, status, s.range.length, s.peer);
     } else {
-      outcome.sent(PMPI_Send(at, outcome.forwarded(s.range.length), MPI_BYTE, s.peer, tag, comm));
+      const auto send = plan.paced ? PMPI_Ssend : PMPI_Send;
+      outcome.sent(send(at, outcome.forwarded(s.range.length), MPI_BYTE, s.peer, tag, comm));
     }
   }
   outcome.rethrow();

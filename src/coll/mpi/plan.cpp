@@ -31,6 +31,7 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
   for (std::size_t i = 0; i < program.size(); ++i)
     (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
   blocking = a.blocking || (problem.bytes <= blocking_bytes && tree_step(program));
+  paced = herald::paced(problem);
   Buffers first;
   first.requests.assign(program.size(), MPI_REQUEST_NULL);
   first.scratch.resize(dataflow.scratch_bytes());

@@ -34,6 +34,8 @@ struct Plan {
   // part is one receive from its parent followed by sends elsewhere and the message is small, where the
   // nonblocking machinery costs more than it can overlap. Safe: a tree has no cycle to deadlock on.
   bool blocking = false;
+  // A pipeline (paced()): its sends are synchronous, MPI_Issend and MPI_Ssend.
+  bool paced = false;
 
   Buffers take_buffers();
   void give_back(Buffers buffers);
