@@ -27,22 +27,28 @@ struct Choice {
 // ceil(log2 nodes) for hierarchical, the largest node's ranks for the others.
 double link_load(const AlgorithmInfo& algorithm, const Problem& problem);
 
-// The link loads of one communicator, kept by algorithm and root: they depend on neither the size nor the
-// cost model, so a communicator computes each once.
+// The bytes an algorithm's schedule moves, in all, per byte broadcast: P - 1 where no rank receives a byte
+// twice, more for scatter_ring's enclosed ring. Counted as link_load() is (estimated as P - 1 above 2048
+// ranks). What breaks ties between algorithms priced alike.
+double bytes_moved(const AlgorithmInfo& algorithm, const Problem& problem);
+
+// The link loads and bytes moved of one communicator, kept by algorithm and root: they depend on neither the
+// size nor the cost model, so a communicator computes each once.
 class LinkLoads {
  public:
   double of(const AlgorithmInfo& algorithm, const Problem& problem);
+  double moved(const AlgorithmInfo& algorithm, const Problem& problem);
 
  private:
-  std::map<std::pair<const AlgorithmInfo*, int>, double> known_;
+  std::map<std::pair<const AlgorithmInfo*, int>, double> known_, moved_;
 };
 
 // Prices every algorithm of the table in closed form (AlgorithmInfo::cost) with the parameters given, and
 // each segmented one whose segment the caller left at zero at every candidate segment size too (powers of
 // two from 16 KiB to 16 MiB below the message size, and its default); returns the cheapest, ties to the
-// earlier table entry. Where the ranks span nodes, each algorithm's network beta is multiplied by its link
-// load (the ranks of a node share its link); `loads`, if given, keeps those per communicator. Pure and
-// deterministic.
+// algorithm that moves fewer bytes (bytes_moved()), then to the earlier table entry. Where the ranks span
+// nodes, each algorithm's network beta is multiplied by its link load (the ranks of a node share its link).
+// `loads`, if given, keeps loads and bytes moved per communicator. Pure and deterministic.
 Choice choose_algorithm(const Problem& problem, const CostModel& model, LinkLoads* loads = nullptr);
 
 // Every algorithm of the table at its cheapest parameters as choose_algorithm() prices them, cheapest

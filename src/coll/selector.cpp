@@ -41,6 +41,25 @@ double link_load(const AlgorithmInfo& a, const Problem& problem) {
   return std::max(1.0, static_cast<double>(busiest) / static_cast<double>(small.bytes));
 }
 
+double bytes_moved(const AlgorithmInfo& a, const Problem& problem) {
+  const int P = problem.ranks;
+  if (P > 2048 || P < 2) return P - 1;
+  Problem small = problem;
+  small.bytes = 64 * static_cast<std::size_t>(P);
+  small.parameters.segment = a.reads_segment ? small.bytes / 8 : 0;
+  std::size_t received = 0;
+  for (int r = 0; r < P; ++r)
+    for (const Step& step : make_program(a, small, r))
+      if (step.op == Step::Op::recv) received += step.range.length;
+  return static_cast<double>(received) / static_cast<double>(small.bytes);
+}
+
+double LinkLoads::moved(const AlgorithmInfo& a, const Problem& problem) {
+  const auto key = std::make_pair(&a, problem.root);
+  if (auto it = moved_.find(key); it != moved_.end()) return it->second;
+  return moved_[key] = bytes_moved(a, problem);
+}
+
 double LinkLoads::of(const AlgorithmInfo& a, const Problem& problem) {
   const auto key = std::make_pair(&a, problem.root);
   if (auto it = known_.find(key); it != known_.end()) return it->second;
@@ -73,8 +92,25 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
     }
     ranked.push_back(best);
   }
-  // Ties keep the table's order.
+  // Ties (scatter_ring and scatter_ring_tuned share a formula) go to the algorithm that moves fewer bytes,
+  // then keep the table's order.
   std::ranges::stable_sort(ranked, {}, &Choice::seconds);
+  for (std::size_t first = 0; first < ranked.size();) {
+    std::size_t last = first + 1;
+    while (last < ranked.size() && ranked[last].seconds == ranked[first].seconds) ++last;
+    if (last - first > 1 && ranked[first].seconds > 0) {
+      std::vector<std::pair<double, std::size_t>> order;
+      for (std::size_t i = first; i < last; ++i)
+        order.emplace_back(loads ? loads->moved(*ranked[i].algorithm, problem)
+                                 : bytes_moved(*ranked[i].algorithm, problem),
+                           i);
+      std::ranges::stable_sort(order, {}, &std::pair<double, std::size_t>::first);
+      std::vector<Choice> tied;
+      for (const auto& [moved, i] : order) tied.push_back(ranked[i]);
+      std::ranges::copy(tied, ranked.begin() + static_cast<std::ptrdiff_t>(first));
+    }
+    first = last;
+  }
   return ranked;
 }
 
