@@ -209,6 +209,18 @@ int run(int argc, char** argv) {
   if (neighbour >= 0) tuning.intra_node = model_between(0, neighbour);
   if (remote >= 0) tuning.inter_node = model_between(0, remote);
   if (neighbour < 0) tuning.intra_node = *tuning.inter_node;  // one rank per node: only the network is known
+  // A model the tuning file's reader refuses (a zero alpha or beta) is a failed measurement: say so rather
+  // than write a file no run can use.
+  auto measured = [](const CostModel& m) { return m.alpha > 0 && m.beta > 0; };
+  int failed = me == 0 && (!measured(tuning.intra_node) || (tuning.inter_node && !measured(*tuning.inter_node)));
+  BENCH_MPI(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (failed) {
+    if (me == 0)
+      std::fprintf(stderr, "herald-tune: the point-to-point measurement gave alpha %.3g s and beta %.3g s/byte; "
+                   "a 4 MiB message took no longer than an 8-byte one in every attempt, so the machine was too "
+                   "busy to measure: run again on a quieter one\n", tuning.intra_node.alpha, tuning.intra_node.beta);
+    return 1;
+  }
   if (me == 0) {
     std::printf("herald-tune: %s, %d ranks, %d per node\n", tuning.layout.mpi_library.c_str(), size,
                 tuning.layout.ranks_per_node);
