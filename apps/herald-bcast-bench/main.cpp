@@ -170,11 +170,12 @@ int iterations_for(std::span<const Contender> contenders, std::span<std::byte> b
 }
 
 // What herald's simulator predicts for one algorithm at one size (rank 0 only; no communication).
-void predict(Measurement& m, const Contender& c, const Settings& s, int ranks) {
+void predict(Measurement& m, const Contender& c, const Settings& s, int ranks, const NodeLayout& layout) {
   // MPI's own algorithms are not schedules: nothing to simulate.
   if (c.is_native() || m.resolved == "native" || m.resolved == via_herald_native) return;
-  Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment())};
-  // "auto" ran the segment size it priced best too (the same choice herald made, from the same settings).
+  Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment()), layout};
+  // "auto" ran the segment size it priced best too (the same choice herald made, from the same settings and
+  // the communicator's node layout).
   if (c.name() == "auto") problem.parameters = choose_algorithm(problem, cost_model_from_environment()).parameters;
   const Schedule schedule = make_schedule(find_algorithm(m.resolved), problem);
   // herald's own model (what "auto" prices with): the calibration above unless HERALD_* say otherwise, and
@@ -203,6 +204,9 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
   ::setenv("HERALD_ALPHA", text, /*overwrite=*/0);
   std::snprintf(text, sizeof text, "%.6g", run.calibration.beta);
   ::setenv("HERALD_BETA", text, /*overwrite=*/0);
+  // Which ranks share a node, as herald finds it: herald's first call, after the figures above are set
+  // (collective: every rank is here).
+  const NodeLayout layout = node_layout(comm);
   if (rank == 0) {
     print_header(std::cout, run);
     if (s.repetitions < 5)
@@ -255,7 +259,7 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
       m.iterations = iterations;
       m.samples = std::move(samples[k]);
       m.spread = spread_of(m.samples);
-      predict(m, c, s, ranks);
+      predict(m, c, s, ranks, layout);
       run.measurements.push_back(std::move(m));
     }
     const std::span<Measurement> one_size(run.measurements.data() + first, contenders.size());
