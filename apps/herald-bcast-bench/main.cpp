@@ -255,7 +255,7 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
       Measurement m;
       m.bytes = bytes;
       m.algorithm = c.name();
-      m.resolved = c.name() == "auto" ? resolve_algorithm(c.options(), comm, bytes, s.root) : c.name();
+      m.resolved = c.name() == "auto" ? resolve_algorithm(comm, c.options(), bytes, s.root) : c.name();
       m.iterations = iterations;
       m.samples = std::move(samples[k]);
       m.spread = spread_of(m.samples);

@@ -79,8 +79,9 @@ NodeLayout node_layout(MPI_Comm comm);
 
 // The algorithm a broadcast of `bytes` from `root` on `comm` with these options runs ("auto" resolved),
 // decided as the call decides it, under the communicator's node layout; for logs and tests. Collective on
-// first use of `comm`, as attach().
-std::string resolve_algorithm(const Options& options, MPI_Comm comm, std::size_t bytes, int root = 0);
+// first use of `comm`, as attach(). (The communicator comes first: where MPI_Comm is an int, as in MPICH,
+// this overload and the next would otherwise be ambiguous.)
+std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t bytes, int root = 0);
 // The same for `ranks` ranks of an unknown layout (one node).
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes);
 

@@ -98,7 +98,7 @@ class Interceptor {
     if (rank != 0) return;
     PMPI_Type_size(type, &type_size);
     const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
-    const std::string name = herald::resolve_algorithm({}, comm, bytes, root);
+    const std::string name = herald::resolve_algorithm(comm, {}, bytes, root);
     const std::lock_guard lock(mutex_);
     ++stats_counts_[nonblocking ? ibcast_slot : bcast_slot];
     for (std::size_t i = 0; i < herald::algorithms().size(); ++i)
@@ -218,7 +218,7 @@ void note(const char* call, int count, MPI_Datatype type, int root, MPI_Comm com
   if (rank == root) {
     const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(type_size);
     std::fprintf(stderr, "herald: %s of %zu bytes from root %d on %d ranks via %s\n", call, bytes, root, size,
-                 herald::resolve_algorithm({}, comm, bytes, root).c_str());
+                 herald::resolve_algorithm(comm, {}, bytes, root).c_str());
   }
 }
 

@@ -530,7 +530,7 @@ NodeLayout node_layout(MPI_Comm comm) {
   return context.state(comm)->layout();
 }
 
-std::string resolve_algorithm(const Options& options, MPI_Comm comm, std::size_t bytes, int root) {
+std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t bytes, int root) {
   mpi::Context& context = mpi::Context::get();
   const auto lock = context.lock();
   context.check_settings();
