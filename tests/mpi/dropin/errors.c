@@ -5,7 +5,8 @@
  *  - counts that differ between ranks (MPICH's bcastlength) are reported by the ranks that receive, and
  *    every rank leaves the call, whatever the algorithm (HERALD_ALGORITHM);
  *  - nothing reaches MPI after MPI_Finalize.
- * With HERALD_SEGMENT_SIZE set to a bad value, checks only that the first broadcast reports it. */
+ * With HERALD_BAD_SETTING naming a variable set to a bad value, checks only that the first broadcast
+ * reports it, naming the variable and quoting the value. */
 #include "dropin.h"
 
 static int me, P;
@@ -40,12 +41,13 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int x[10] = {0};
 
-  const char* segment = getenv("HERALD_SEGMENT_SIZE");
-  if (segment != NULL) {
+  const char* setting = getenv("HERALD_BAD_SETTING");
+  if (setting != NULL) {
+    const char* value = getenv(setting);
     const int rc = MPI_Bcast(x, 10, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECK(dropin_error_class(rc) == MPI_ERR_ARG, "bad HERALD_SEGMENT_SIZE: error class %d", dropin_error_class(rc));
-    CHECK(rc != MPI_SUCCESS && message_has(rc, "HERALD_SEGMENT_SIZE"), "the message names the variable");
-    CHECK(rc != MPI_SUCCESS && message_has(rc, segment), "the message quotes the value");
+    CHECK(dropin_error_class(rc) == MPI_ERR_ARG, "bad %s: error class %d", setting, dropin_error_class(rc));
+    CHECK(rc != MPI_SUCCESS && message_has(rc, setting), "the message names the variable");
+    CHECK(value != NULL && rc != MPI_SUCCESS && message_has(rc, value), "the message quotes the value");
     return dropin_finish("dropin-errors");
   }
 
