@@ -162,9 +162,12 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m) {
   return scatter(p, t) + ceil_log(2, below) * t.hop(0) + n * (p.ranks - 1) / p.ranks * t.beta() + extra;
 }
 
-// The chain among leaders, each segment interval stretched by the leader's send within its node, then the
-// last segment's way down the largest node's chain.
-double node_pipeline_cost(const Problem& p, const CostModel& m) {
+namespace {
+
+// A node-aware broadcast whose stage among leaders costs `among_leaders`: that stage, each segment interval
+// of a leader stretched by its send within the node, then the last segment's way down the largest node's
+// chain.
+double node_stages_cost(const Problem& p, const CostModel& m, double (*among_leaders)(const Problem&, const CostModel&)) {
   const Nodes nodes(p);
   if (nodes.count() == 1) {  // one chain through the node
     Problem one = p;
@@ -172,12 +175,18 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
     return chain_cost(one, m.within_node());
   }
   const CostModel node_model = m.within_node();  // Terms holds a reference
-  const Terms t(m, p), inside(node_model, p);
+  const Terms inside(node_model, p);
   const Pipeline s = pipeline(p);
   const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
-  const double across = chain_cost(leaders, m);
+  const double across = among_leaders(leaders, m);
   if (nodes.largest() == 1) return across;
   return across + s.count * inside.next(s.bytes) + (nodes.largest() - 1) * inside.hop(s.bytes);
 }
+
+}  // namespace
+
+double node_pipeline_cost(const Problem& p, const CostModel& m) { return node_stages_cost(p, m, chain_cost); }
+
+double node_two_tree_cost(const Problem& p, const CostModel& m) { return node_stages_cost(p, m, two_tree_cost); }
 
 }  // namespace herald::detail

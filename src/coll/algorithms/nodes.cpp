@@ -1,6 +1,8 @@
 #include "nodes.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <set>
 
 namespace herald::detail {
 
@@ -26,16 +28,28 @@ int Nodes::global(int node, int index) const {
   return members[static_cast<std::size_t>((first + index) % size(node))];
 }
 
-Program merge_stages(const Program& across, const Program& within) {
+Program merge_stages(const Program& across, const Program& within, bool holds_all) {
   Program out;
   out.reserve(across.size() + within.size());
-  std::size_t i = 0, j = 0;
-  while (i < across.size() || j < within.size()) {
-    if (j == within.size() || (i < across.size() && across[i].range.offset <= within[j].range.offset))
-      out.push_back(across[i++]);
-    else
-      out.push_back(within[j++]);
+  std::set<std::size_t> received;  // offsets of the segments `across` has brought in so far
+  std::size_t j = 0;
+  auto flush = [&](std::size_t next_across_offset) {
+    for (; j < within.size(); ++j) {
+      const std::size_t offset = within[j].range.offset;
+      if (!holds_all && !received.contains(offset)) return;
+      if (offset >= next_across_offset) return;
+      out.push_back(within[j]);
+    }
+  };
+  for (std::size_t i = 0; i < across.size(); ++i) {
+    flush(across[i].range.offset);
+    out.push_back(across[i]);
+    if (across[i].op == Step::Op::recv) received.insert(across[i].range.offset);
   }
+  flush(std::numeric_limits<std::size_t>::max());
+  // Whatever is left waits for nothing more from `across` (or the schedule is wrong, which the simulator
+  // reports): keep it, in order.
+  out.insert(out.end(), within.begin() + static_cast<std::ptrdiff_t>(j), within.end());
   return out;
 }
 

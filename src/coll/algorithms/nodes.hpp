@@ -29,11 +29,12 @@ class Nodes {
   int root_node_;
 };
 
-// A leader's program from its two stages: `across` (among leaders) and `within` (its node), merged by byte
-// offset, ties to `across`. A send of segment k thus comes right after the steps that bring segment k in and
-// pass it to the next node, and before segment k+1's: the executor posts sends in program order, so segment
-// k travels within the node while segment k+1 crosses the network. Both stages must cut the message at the
-// same offsets.
-Program merge_stages(const Program& across, const Program& within);
+// A leader's program from its two stages: `across` (among leaders, in its own order) and `within` (its
+// node's sends, by offset). Each step of `within` comes as soon as its segment is held (at once for the
+// root, `holds_all`; else once `across` has received it) and `across` has no more steps for that offset or
+// below: a segment goes on to the other nodes first, then into the node, before the next segment's steps.
+// The executor posts sends in program order, so segment k travels within the node while segment k+1
+// crosses the network. Both stages must cut the message at the same offsets.
+Program merge_stages(const Program& across, const Program& within, bool holds_all);
 
 }  // namespace herald::detail
