@@ -23,7 +23,7 @@ struct Choice {
 // problem's nodes (nodes_of()): 1 where every byte enters each node once (node_pipeline; a chain over nodes
 // in blocks), up to the ranks per node for an algorithm whose every rank takes its data from another node.
 // Counted on the algorithm's own schedule at a small size (a few segments); 1 on one node. Above 2048 ranks,
-// where building every rank's program would cost seconds, estimated instead: 1 for node_pipeline and node_two_tree,
+// where building every rank's program would cost seconds, estimated instead: 1 for node_pipeline,
 // ceil(log2 nodes) for hierarchical, the largest node's ranks for the others.
 double link_load(const AlgorithmInfo& algorithm, const Problem& problem);
 

@@ -23,7 +23,7 @@ TEST(LinkLoad, EachByteEntersEachNodeOnceForNodePipelineAnywhere) {
   for (bool cyclic : {false, true})
     for (int nodes : {2, 3, 16})
       for (int per_node : {1, 4, 8})
-        for (const char* name : {"node_pipeline", "node_two_tree"})
+        for (const char* name : {"node_pipeline"})
           EXPECT_DOUBLE_EQ(link_load(find_algorithm(name), spread(nodes, per_node, cyclic)), 1.0)
               << name << " " << nodes << "x" << per_node << (cyclic ? " cyclic" : " blocks");
 }

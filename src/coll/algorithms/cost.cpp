@@ -187,6 +187,4 @@ double node_stages_cost(const Problem& p, const CostModel& m, double (*among_lea
 
 double node_pipeline_cost(const Problem& p, const CostModel& m) { return node_stages_cost(p, m, chain_cost); }
 
-double node_two_tree_cost(const Problem& p, const CostModel& m) { return node_stages_cost(p, m, two_tree_cost); }
-
 }  // namespace herald::detail

@@ -23,7 +23,6 @@ using detail::scatter_ring_tuned_program;
 using detail::two_tree_program;
 using detail::hierarchical_program;
 using detail::node_pipeline_program;
-using detail::node_two_tree_program;
 
 const std::array table{
     AlgorithmInfo{.name = "linear",
@@ -106,14 +105,6 @@ const std::array table{
                   .reads_node_size = true,
                   .program = node_pipeline_program,
                   .cost = detail::node_pipeline_cost},
-    AlgorithmInfo{.name = "node_two_tree",
-                  .summary = "two trees among one leader per node (depth log2 of the nodes), each leader passing segment "
-                             "k down a chain within its node while segment k+1 crosses the network; segmented",
-                  .defaults = {.segment = default_segment},
-                  .reads_segment = true,
-                  .reads_node_size = true,
-                  .program = node_two_tree_program,
-                  .cost = detail::node_two_tree_cost},
 };
 
 }  // namespace
