@@ -7,7 +7,7 @@
 #include <map>
 #include <span>
 #include <string_view>
-#include <utility>
+#include <tuple>
 #include <vector>
 
 namespace herald {
@@ -32,15 +32,16 @@ double link_load(const AlgorithmInfo& algorithm, const Problem& problem);
 // ranks). What breaks ties between algorithms priced alike.
 double bytes_moved(const AlgorithmInfo& algorithm, const Problem& problem);
 
-// The link loads and bytes moved of one communicator, kept by algorithm and root: they depend on neither the
-// size nor the cost model, so a communicator computes each once.
+// The link loads and bytes moved of one communicator, kept by algorithm, root and node-size override: they
+// depend on neither the size nor the cost model, so a communicator computes each once.
 class LinkLoads {
  public:
   double of(const AlgorithmInfo& algorithm, const Problem& problem);
   double moved(const AlgorithmInfo& algorithm, const Problem& problem);
 
  private:
-  std::map<std::pair<const AlgorithmInfo*, int>, double> known_, moved_;
+  using Key = std::tuple<const AlgorithmInfo*, int, int>;  // algorithm, root, parameters.node_size
+  std::map<Key, double> known_, moved_;
 };
 
 // Prices every algorithm of the table in closed form (AlgorithmInfo::cost) with the parameters given, and

@@ -55,13 +55,13 @@ double bytes_moved(const AlgorithmInfo& a, const Problem& problem) {
 }
 
 double LinkLoads::moved(const AlgorithmInfo& a, const Problem& problem) {
-  const auto key = std::make_pair(&a, problem.root);
+  const Key key{&a, problem.root, problem.parameters.node_size};
   if (auto it = moved_.find(key); it != moved_.end()) return it->second;
   return moved_[key] = bytes_moved(a, problem);
 }
 
 double LinkLoads::of(const AlgorithmInfo& a, const Problem& problem) {
-  const auto key = std::make_pair(&a, problem.root);
+  const Key key{&a, problem.root, problem.parameters.node_size};
   if (auto it = known_.find(key); it != known_.end()) return it->second;
   return known_[key] = link_load(a, problem);
 }
