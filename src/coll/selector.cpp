@@ -92,24 +92,24 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
     }
     ranked.push_back(best);
   }
-  // Ties (scatter_ring and scatter_ring_tuned share a formula) go to the algorithm that moves fewer bytes,
-  // then keep the table's order.
+  // A tie for the first place (scatter_ring and scatter_ring_tuned share a formula) goes to the algorithm
+  // that moves fewer bytes, then keeps the table's order; only that tie changes the choice, and only it pays
+  // for counting the bytes.
   std::ranges::stable_sort(ranked, {}, &Choice::seconds);
-  for (std::size_t first = 0; first < ranked.size();) {
-    std::size_t last = first + 1;
-    while (last < ranked.size() && ranked[last].seconds == ranked[first].seconds) ++last;
-    if (last - first > 1 && ranked[first].seconds > 0) {
-      std::vector<std::pair<double, std::size_t>> order;
-      for (std::size_t i = first; i < last; ++i)
-        order.emplace_back(loads ? loads->moved(*ranked[i].algorithm, problem)
-                                 : bytes_moved(*ranked[i].algorithm, problem),
-                           i);
-      std::ranges::stable_sort(order, {}, &std::pair<double, std::size_t>::first);
-      std::vector<Choice> tied;
-      for (const auto& [moved, i] : order) tied.push_back(ranked[i]);
-      std::ranges::copy(tied, ranked.begin() + static_cast<std::ptrdiff_t>(first));
-    }
-    first = last;
+  std::size_t tied = 1;
+  while (tied < ranked.size() && ranked[tied].seconds == ranked[0].seconds) ++tied;
+  if (tied > 1 && ranked[0].seconds > 0) {
+    auto moved = [&](const Choice& c) {
+      return loads ? loads->moved(*c.algorithm, problem) : bytes_moved(*c.algorithm, problem);
+    };
+    std::vector<double> by(tied);
+    for (std::size_t i = 0; i < tied; ++i) by[i] = moved(ranked[i]);
+    std::vector<std::size_t> order(tied);
+    for (std::size_t i = 0; i < tied; ++i) order[i] = i;
+    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return by[i]; });
+    std::vector<Choice> first(tied);
+    for (std::size_t i = 0; i < tied; ++i) first[i] = ranked[order[i]];
+    std::ranges::copy(first, ranked.begin());
   }
   return ranked;
 }

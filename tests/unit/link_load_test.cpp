@@ -77,23 +77,23 @@ TEST(LinkLoad, AutoPicksANodeWiseBroadcastOnSpreadRanks) {
 }
 
 // scatter_ring and scatter_ring_tuned are priced alike; the tuned ring receives no chunk twice, so it wins
-// the tie wherever the enclosed ring would have been chosen.
+// the tie wherever the two share the first place.
 TEST(Ties, GoToTheAlgorithmThatMovesFewerBytes) {
   const Problem p{.ranks = 8, .bytes = 8000};
   EXPECT_DOUBLE_EQ(bytes_moved(find_algorithm("scatter_ring_tuned"), p), 7.0);
   EXPECT_GT(bytes_moved(find_algorithm("scatter_ring"), p), 7.0);
-  const CostModel model{};
+  // A model under which the scatter-allgathers lead: a large alpha-free bandwidth problem on the ports network.
+  int led = 0;
   for (std::size_t bytes : {std::size_t{1} << 16, std::size_t{1} << 20, std::size_t{1} << 24})
-    for (int P : {8, 13, 64}) {
-      const std::vector<Choice> ranked = rank_algorithms({.ranks = P, .bytes = bytes}, model);
-      std::size_t ring = ranked.size(), tuned = ranked.size();
-      for (std::size_t i = 0; i < ranked.size(); ++i) {
-        if (ranked[i].algorithm->name == "scatter_ring") ring = i;
-        if (ranked[i].algorithm->name == "scatter_ring_tuned") tuned = i;
+    for (int P : {8, 13, 64})
+      for (double alpha : {0.0, 1e-9, 1e-6}) {
+        const std::vector<Choice> ranked = rank_algorithms({.ranks = P, .bytes = bytes}, {.alpha = alpha});
+        const std::string_view first = ranked[0].algorithm->name;
+        if (first != "scatter_ring" && first != "scatter_ring_tuned") continue;
+        ++led;
+        EXPECT_EQ(first, "scatter_ring_tuned") << P << " ranks, " << bytes << " bytes, alpha " << alpha;
       }
-      ASSERT_EQ(ranked[ring].seconds, ranked[tuned].seconds) << "the two share a formula";
-      EXPECT_LT(tuned, ring) << P << " ranks, " << bytes << " bytes";
-    }
+  EXPECT_GT(led, 0) << "no shape where the scatter rings lead: the test checks nothing";
 }
 
 }  // namespace
