@@ -87,8 +87,12 @@ class Interceptor {
   }
 
   bool log() const noexcept { return log_; }
-  long long calls() const noexcept { return calls_; }
-  void count() noexcept { ++calls_; }
+  long long calls() const noexcept { return calls_.load(std::memory_order_relaxed); }
+  // A locked increment costs as much as a small broadcast: only threads that may race pay for one.
+  void count() noexcept {
+    if (multithreaded_) calls_.fetch_add(1, std::memory_order_relaxed);
+    else calls_.store(calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
 
   // HERALD_STATS: a broadcast herald ran (`nonblocking`: MPI_Ibcast), counted on the communicator's rank 0.
   void ran(bool nonblocking, int count, MPI_Datatype type, int root, MPI_Comm comm) {
@@ -141,6 +145,7 @@ class Interceptor {
   void add(MPI_Request request, std::unique_ptr<Pending> pending) {
     const std::lock_guard lock(mutex_);
     pending_.emplace(request, std::move(pending));
+    in_flight_.store(pending_.size(), std::memory_order_relaxed);
   }
   bool idle() {
     const std::lock_guard lock(mutex_);
@@ -148,8 +153,11 @@ class Interceptor {
   }
 
   // Advances every broadcast in flight without blocking; completes the finished ones (with the error a
-  // failed one met, which MPI_Wait or MPI_Test then returns).
+  // failed one met, which MPI_Wait or MPI_Test then returns). Every intercepted call starts here, so with
+  // nothing in flight it returns before taking the lock. A thread that reads a stale zero skips one round
+  // of progress for another thread's broadcast, which that thread's own wait or test still drives.
   void progress() {
+    if (in_flight_.load(std::memory_order_relaxed) == 0) return;
     const std::lock_guard lock(mutex_);
     for (auto it = pending_.begin(); it != pending_.end();) {
       Pending& p = *it->second;
@@ -169,6 +177,7 @@ class Interceptor {
       }
       MPI_Request request = it->first;
       it = pending_.erase(it);
+      in_flight_.store(pending_.size(), std::memory_order_relaxed);
       PMPI_Grequest_complete(request);
     }
   }
@@ -206,6 +215,7 @@ class Interceptor {
   std::vector<long long> stats_counts_;
   bool multithreaded_ = false;
   std::atomic<long long> calls_ = 0;
+  std::atomic<std::size_t> in_flight_ = 0;  // pending_.size(), read without the lock
   std::unordered_map<MPI_Request, std::unique_ptr<Pending>> pending_;
 };
 

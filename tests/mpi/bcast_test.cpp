@@ -245,6 +245,57 @@ Errc error_of(F&& f) {
   return Errc::mpi;
 }
 
+// A repeated pass-through to the MPI's broadcast skips herald's checks (Context::repeat_passthrough). It
+// must still draw the communicator's tag, as the long way does: here ranks 0 and 1 break their repeat on
+// MPI_COMM_WORLD with a call on a communicator of their own, so they take the long way where the others
+// repeat. Tags that fell out of step would leave the nonblocking broadcasts after it unmatched (a timeout).
+TEST(Bcast, RepeatedPassThroughKeepsTheTagSequence) {
+  const int me = rank_of();
+  MPI_Comm pair = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+  std::vector<std::byte> data(100);
+  for (int round = 0; round < 3; ++round) {
+    if (me == 0) fill(data, 0, 300 + round);
+    bcast(data, 0, MPI_COMM_WORLD, {.algorithm = "native"});
+    EXPECT_TRUE(everywhere(first_wrong(data, 0, 300 + round) < 0)) << "round " << round;
+    if (pair != MPI_COMM_NULL && round == 1) {
+      std::vector<std::byte> other(100);
+      if (me == 0) fill(other, 0, 400);
+      bcast(other, 0, pair, {.algorithm = "native"});
+      EXPECT_EQ(first_wrong(other, 0, 400), -1);
+    }
+  }
+  const int last = size_of() - 1;
+  std::vector<std::byte> a(5000), b(7000);
+  if (me == last) {
+    fill(a, last, 500);
+    fill(b, last, 501);
+  }
+  Request first = ibcast(a, last, MPI_COMM_WORLD, {.algorithm = "binomial"});
+  Request second = ibcast(b, last, MPI_COMM_WORLD, {.algorithm = "chain", .parameters = {.segment = 1024}});
+  second.wait();
+  first.wait();
+  EXPECT_TRUE(everywhere(first_wrong(a, last, 500) < 0 && first_wrong(b, last, 501) < 0));
+  if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
+}
+
+// The repeat is forgotten with its communicator (a new one may reuse the handle), and it checks the buffer.
+TEST(Bcast, RepeatedPassThroughChecksTheBufferAndForgetsFreedCommunicators) {
+  for (int round = 0; round < 3; ++round) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      std::vector<std::byte> data(64);
+      if (rank_of(comm) == 0) fill(data, 0, 600 + repeat);
+      bcast(data, 0, comm, {.algorithm = "native"});
+      EXPECT_TRUE(everywhere(first_wrong(data, 0, 600 + repeat) < 0));
+    }
+    EXPECT_EQ(error_of([&] { bcast({static_cast<std::byte*>(nullptr), 64}, 0, comm, {.algorithm = "native"}); }),
+              Errc::invalid_buffer);
+    MPI_Comm_free(&comm);
+  }
+}
+
 TEST(Bcast, BadInputIsRefusedBeforeAnyByteMoves) {
   std::vector<std::byte> data(16, std::byte{3});
   const int P = size_of();

@@ -34,6 +34,7 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
     context.last_comm_ = MPI_COMM_NULL;
     context.last_state_.reset();
   }
+  if (user == context.passthrough_.user) context.passthrough_ = {};
   delete static_cast<StateHandle*>(attribute);
   return MPI_SUCCESS;
 }
@@ -79,7 +80,7 @@ MPI_Comm intracommunicator(MPI_Comm user) {
 
 }  // namespace
 
-CommState::CommState(MPI_Comm user) {
+CommState::CommState(MPI_Comm user) : user_(user) {
   HERALD_MPI(MPI_Comm_rank(intracommunicator(user), &rank_));
   HERALD_MPI(MPI_Comm_size(user, &size_));
   int same = MPI_UNEQUAL;
@@ -308,6 +309,12 @@ void Context::explain(const Problem& problem, const TuningCell* cell) {
     text += figures;
   }
   std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+void Context::remember_passthrough(CommState& state, std::size_t bytes, int root, const Options& options) {
+  if (multithreaded_ || bytes == 0 || bytes > max_message_bytes) return;
+  passthrough_ = {.user = state.user(), .state = &state, .bytes = bytes, .root = root,
+                  .algorithm = std::string(options.algorithm), .parameters = options.parameters};
 }
 
 const AlgorithmInfo* Context::algorithm(std::string_view name, bool& native) {

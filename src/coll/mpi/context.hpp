@@ -10,6 +10,7 @@
 #include "../../core/mpi/check.hpp"
 #include "plan.hpp"
 
+#include <herald/bcast.hpp>
 #include <herald/selector.hpp>
 #include <herald/simulator.hpp>
 #include <herald/tuning.hpp>
@@ -56,6 +57,8 @@ class CommState {
 
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
+  // The program's communicator this state belongs to.
+  MPI_Comm user() const noexcept { return user_; }
   // The communicator holds every process in MPI_COMM_WORLD's order, so the launcher's ranks per node apply.
   bool world_shaped() const noexcept { return world_shaped_; }
   // True once the duplication, then the exchange of node names, have completed; tests without blocking.
@@ -70,6 +73,7 @@ class CommState {
   std::shared_ptr<Plan> plan(const PlanKey& key);
 
  private:
+  MPI_Comm user_;
   Communicator dup_;
   // Setting up: the MPI_Comm_idup, then the MPI_Iallgather of node names, in flight in setup_.
   enum class Phase { duplicating, gathering, done } phase_ = Phase::duplicating;
@@ -181,6 +185,32 @@ class Context {
   std::size_t message_limit() const noexcept { return message_limit_; }
   const SendWindow& send_window() const noexcept { return window_; }
 
+  // The pass-through: where a call goes to the MPI's own broadcast ("native", named or the tuning file's
+  // choice), herald's whole cost is its checks and look-ups, which cost as much as a small MPI_Bcast. So
+  // the last such call is remembered once every check has passed, and an identical repeat (communicator,
+  // bytes, root, options) skips them: no lock, no look-up, no string built. Only where calls are serialized
+  // (below MPI_THREAD_MULTIPLE) and with no broadcast of herald's in flight (they would need forwarding).
+  // Returns the private communicator to broadcast the bytes on, or MPI_COMM_NULL to take the long way.
+  MPI_Comm repeat_passthrough(MPI_Comm user, std::size_t bytes, int root, const Options& options) noexcept {
+    const Passthrough& p = passthrough_;
+    if (user != p.user || user == MPI_COMM_NULL || bytes != p.bytes || root != p.root || multithreaded_ ||
+        !forwarders_.empty() || options.algorithm != p.algorithm || options.parameters != p.parameters)
+      return MPI_COMM_NULL;
+    p.state->next_tag();  // in step with ranks that took the long way, which drew a tag
+    return p.state->comm();
+  }
+  // The size of `type` if it is the predefined, contiguous type last remembered, else 0.
+  std::size_t plain_size(MPI_Datatype type) const noexcept {
+    return type == plain_type_ && !multithreaded_ ? plain_type_size_ : 0;
+  }
+  void remember_plain(MPI_Datatype type, std::size_t size) noexcept {
+    if (multithreaded_) return;
+    plain_type_ = type;
+    plain_type_size_ = size;
+  }
+  // Called by a call that passed every check and went to MPI's broadcast as one message.
+  void remember_passthrough(CommState& state, std::size_t bytes, int root, const Options& options);
+
  private:
   Context();
   std::recursive_mutex mutex_;  // recursive: MPI may call back into herald (attribute deletion) under it
@@ -211,6 +241,16 @@ class Context {
   const AlgorithmInfo* last_algorithm_ = nullptr;
   bool last_native_ = false;
   std::vector<MPI_Comm> users_;       // communicators holding herald state, freed at MPI_Finalize at the latest
+  struct Passthrough {
+    MPI_Comm user = MPI_COMM_NULL;
+    CommState* state = nullptr;  // the attribute keeps it while `user` lives; forget_state() clears this
+    std::size_t bytes = 0;
+    int root = 0;
+    std::string algorithm;
+    Parameters parameters;
+  } passthrough_;
+  MPI_Datatype plain_type_ = MPI_DATATYPE_NULL;
+  std::size_t plain_type_size_ = 0;
   int finalize_keyval_ = MPI_KEYVAL_INVALID;
   friend int forget_state(MPI_Comm, int, void*, void*);
   friend int release_all(MPI_Comm, int, void*, void*);

@@ -404,6 +404,7 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
       const int count = static_cast<int>(std::min(max_message_bytes, buffer.size() - offset));
       HERALD_MPI(PMPI_Bcast(buffer.data() + offset, count, MPI_BYTE, root, slot.state->comm()));
     }
+    context.remember_passthrough(*slot.state, buffer.size(), root, options);
     return;
   }
   const std::shared_ptr<Plan> plan = slot.state->plan(call.key);
@@ -507,6 +508,13 @@ bool Request::active() const noexcept { return state_ != nullptr; }
 
 // The lock is taken once here for both halves (they take it again, recursively, which costs little).
 void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
+  if (buffer.data() != nullptr) {
+    if (const MPI_Comm native = mpi::Context::get().repeat_passthrough(comm, buffer.size(), root, options);
+        native != MPI_COMM_NULL) {
+      HERALD_MPI(PMPI_Bcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, native));
+      return;
+    }
+  }
   auto lock = mpi::Context::get().lock();
   const mpi::Slot slot = mpi::reserve(comm);
   if (mpi::Context::get().multithreaded()) lock.unlock();  // bcast() releases it while it polls

@@ -20,12 +20,13 @@ std::byte* at(std::byte* base, std::size_t offset) {
 
 // MPI offers no query for "committed", but every MPI checks it, and the buffer against the datatype, on a
 // send: one to MPI_PROC_NULL with the caller's arguments moves nothing and refuses what MPI_Bcast would.
-void check_arguments(void* buffer, int count, MPI_Datatype type) {
+// Returns whether the type is predefined.
+bool check_arguments(void* buffer, int count, MPI_Datatype type) {
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   HERALD_MPI(MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner));
-  if (combiner == MPI_COMBINER_NAMED) return;  // predefined types are always committed
+  if (combiner == MPI_COMBINER_NAMED) return true;  // predefined types are always committed
   const int rc = PMPI_Send(buffer, count, type, MPI_PROC_NULL, 0, Context::get().self());
-  if (rc == MPI_SUCCESS) return;
+  if (rc == MPI_SUCCESS) return false;
   int cls = MPI_ERR_OTHER;
   MPI_Error_class(rc, &cls);
   if (cls == MPI_ERR_TYPE) throw Error(Errc::invalid_datatype, "the datatype is not committed (MPI_Type_commit)");
@@ -33,6 +34,7 @@ void check_arguments(void* buffer, int count, MPI_Datatype type) {
     throw Error(Errc::invalid_buffer, "the buffer is not valid for this datatype (a null buffer is MPI_BOTTOM, "
                                       "which needs a datatype of absolute addresses)");
   check(rc, "checking the buffer and datatype");
+  return false;
 }
 
 }  // namespace
@@ -41,7 +43,7 @@ TypedBuffer::TypedBuffer(void* buffer, int count, MPI_Datatype type, bool root)
     : buffer_(static_cast<std::byte*>(buffer)), count_(count) {
   if (count < 0) throw Error(Errc::invalid_count, "count " + std::to_string(count) + " is negative");
   if (type == MPI_DATATYPE_NULL) throw Error(Errc::invalid_datatype, "the datatype is MPI_DATATYPE_NULL");
-  check_arguments(buffer, count, type);
+  const bool predefined = check_arguments(buffer, count, type);
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   MPI_Count size = 0;
   HERALD_MPI(MPI_Type_get_extent(type, &lb, &extent));
@@ -51,6 +53,7 @@ TypedBuffer::TypedBuffer(void* buffer, int count, MPI_Datatype type, bool root)
   if (buffer == nullptr && count > 0 && size > 0 && true_lb == 0)
     throw Error(Errc::invalid_buffer, "the buffer is null but the count is " + std::to_string(count));
   extent_ = extent;
+  plain_ = predefined && true_lb == 0 && size == true_extent && extent == true_extent;
 
   if (size == true_extent && (count <= 1 || extent == true_extent)) {
     const std::size_t n = static_cast<std::size_t>(size) * static_cast<std::size_t>(count);
@@ -160,9 +163,21 @@ TypedBuffer typed_buffer(const Slot& slot, void* buffer, int count, MPI_Datatype
 }  // namespace
 
 void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, std::string_view algorithm) {
-  const Slot slot = reserve(comm);
+  Context& context = Context::get();
   const Options options{.algorithm = algorithm};
+  // A repeat of the last pass-through (Context::repeat_passthrough), in a type remembered as plain.
+  if (buffer != nullptr && count > 0) {
+    if (const std::size_t size = context.plain_size(type)) {
+      const std::size_t bytes = size * static_cast<std::size_t>(count);
+      if (const MPI_Comm native = context.repeat_passthrough(comm, bytes, root, options); native != MPI_COMM_NULL) {
+        HERALD_MPI(PMPI_Bcast(buffer, static_cast<int>(bytes), MPI_BYTE, root, native));
+        return;
+      }
+    }
+  }
+  const Slot slot = reserve(comm);
   TypedBuffer data = typed_buffer(slot, buffer, count, type, root, options);
+  if (data.plain() && count > 0) context.remember_plain(type, data.bytes().size() / static_cast<std::size_t>(count));
   bcast(slot, data.bytes(), root, options);
   data.finish();
 }

@@ -28,6 +28,10 @@ class TypedBuffer {
   TypedBuffer& operator=(const TypedBuffer&) = delete;
 
   std::span<std::byte> bytes() noexcept { return bytes_; }
+  // A predefined datatype whose elements lie back to back at the buffer (MPI_INT, MPI_DOUBLE, not
+  // MPI_DOUBLE_INT): any count of it is count x its size, contiguous. Such a type is never freed, so its
+  // handle may be remembered.
+  bool plain() const noexcept { return plain_; }
   // After the broadcast: unpacks at non-root ranks.
   void finish();
 
@@ -49,6 +53,7 @@ class TypedBuffer {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;  // herald's duplicate; null for contiguous data
   MPI_Aint extent_ = 0;
   bool unpack_ = false;
+  bool plain_ = false;
   std::vector<std::byte> staging_;
   std::span<std::byte> bytes_;
 };
