@@ -152,10 +152,6 @@ bool CommState::ready() {
   return true;
 }
 
-int CommState::next_tag() noexcept {
-  return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_));
-}
-
 std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   if (last_plan_ && key == last_key_) return last_plan_;
   last_key_ = key;
@@ -174,6 +170,7 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   return last_plan_ = std::move(plan);
 }
 
+// Out of line: the one instance lives in libherald, whoever includes this header.
 Context& Context::get() {
   static Context context;
   return context;

@@ -68,7 +68,7 @@ class CommState {
   // The private communicator.
   MPI_Comm comm() const noexcept { return dup_.get(); }
   // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
-  int next_tag() noexcept;
+  int next_tag() noexcept { return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_)); }
   // The compiled plan for this shape ("auto" resolved), built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
 
@@ -194,8 +194,11 @@ class Context {
   MPI_Comm repeat_passthrough(MPI_Comm user, std::size_t bytes, int root, const Options& options) noexcept {
     const Passthrough& p = passthrough_;
     if (user != p.user || user == MPI_COMM_NULL || bytes != p.bytes || root != p.root || multithreaded_ ||
-        !forwarders_.empty() || options.algorithm != p.algorithm || options.parameters != p.parameters)
+        !forwarders_.empty() || options.parameters != p.parameters || options.algorithm.size() != p.algorithm.size())
       return MPI_COMM_NULL;
+    // Names are a few characters: compared here rather than by a call to memcmp.
+    for (std::size_t i = 0; i < p.algorithm.size(); ++i)
+      if (options.algorithm[i] != p.algorithm[i]) return MPI_COMM_NULL;
     p.state->next_tag();  // in step with ranks that took the long way, which drew a tag
     return p.state->comm();
   }

@@ -507,18 +507,28 @@ void Request::wait() {
 bool Request::active() const noexcept { return state_ != nullptr; }
 
 // The lock is taken once here for both halves (they take it again, recursively, which costs little).
-void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  if (buffer.data() != nullptr) {
-    if (const MPI_Comm native = mpi::Context::get().repeat_passthrough(comm, buffer.size(), root, options);
-        native != MPI_COMM_NULL) {
-      HERALD_MPI(PMPI_Bcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, native));
-      return;
-    }
-  }
+namespace {
+
+// Everything but a repeated pass-through; apart, so that the short way saves no registers for it.
+[[gnu::noinline]] void bcast_long_way(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
   auto lock = mpi::Context::get().lock();
   const mpi::Slot slot = mpi::reserve(comm);
   if (mpi::Context::get().multithreaded()) lock.unlock();  // bcast() releases it while it polls
   mpi::bcast(slot, buffer, root, options);
+}
+
+}  // namespace
+
+void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
+  if (buffer.data() != nullptr) {
+    if (const MPI_Comm native = mpi::Context::get().repeat_passthrough(comm, buffer.size(), root, options);
+        native != MPI_COMM_NULL) {
+      const int rc = PMPI_Bcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, native);
+      if (rc != MPI_SUCCESS) mpi::check(rc, "MPI_Bcast");
+      return;
+    }
+  }
+  bcast_long_way(buffer, root, comm, options);
 }
 
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {

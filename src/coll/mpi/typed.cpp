@@ -170,7 +170,8 @@ void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm 
     if (const std::size_t size = context.plain_size(type)) {
       const std::size_t bytes = size * static_cast<std::size_t>(count);
       if (const MPI_Comm native = context.repeat_passthrough(comm, bytes, root, options); native != MPI_COMM_NULL) {
-        HERALD_MPI(PMPI_Bcast(buffer, static_cast<int>(bytes), MPI_BYTE, root, native));
+        const int rc = PMPI_Bcast(buffer, static_cast<int>(bytes), MPI_BYTE, root, native);
+        if (rc != MPI_SUCCESS) check(rc, "MPI_Bcast");
         return;
       }
     }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The pass-through's cost: where herald hands a broadcast to the MPI's own MPI_Bcast, what herald adds.
+# For each rank count: herald-tune --exhaustive on 1 B to 256 B writes <out>/passthrough_tuning_<mpi>_p<P>.json,
+# then herald-bcast-bench runs, interleaved in one launch, the installed MPI_Bcast (native), MPI_Bcast
+# reached through herald::bcast with {.algorithm = "native"} (herald_native) and auto with that tuning file,
+# 1 B to 256 B, 15 repetitions. Writes <out>/passthrough_<mpi>_p<P>.{txt,csv} and prints, per size, the
+# ratios to native and auto's pick.
+#
+#   bench/tune/run-passthrough.sh [--ranks "2 4"] [--build DIR] [--out DIR]
+#
+# The MPI is the build's: a build configured with -DMPI_EXECUTABLE_SUFFIX=.mpich measures MPICH.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ranks_list="2 4" build=$repo/build out=$repo/bench/tune/results
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --ranks | --build | --out)
+      [[ $# -ge 2 ]] || { echo "run-passthrough.sh: $1 needs a value" >&2; exit 2; }
+      declare "${1#--}"_value="$2"
+      shift 2
+      ;;
+    *) echo "run-passthrough.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+ranks_list=${ranks_value:-$ranks_list} build=${build_value:-$build} out=${out_value:-$out}
+
+cmake --build "$build" --target herald-tune herald-bcast-bench -j2 >/dev/null
+mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+[[ -n $mpiexec ]] || mpiexec=mpiexec
+if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; else mpi=mpich; fi
+export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+mkdir -p "$out"
+sizes=1,2,4,8,16,32,64,128,256
+for p in $ranks_list; do
+  flags=(-n "$p")
+  if [[ $mpi == openmpi ]]; then
+    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
+    ((p > $(nproc))) && flags+=(--oversubscribe)
+  fi
+  tuning=$out/passthrough_tuning_${mpi}_p$p.json
+  timeout 1200 "$mpiexec" "${flags[@]}" "$build/apps/herald-tune/herald-tune" --exhaustive --max-bytes 256 --ranks "$p" \
+    -o "$tuning" >/dev/null
+  {
+    echo "# bench/tune/run-passthrough.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
+    HERALD_TUNING_FILE=$tuning timeout 1200 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" \
+      --algorithms auto,herald_native,native --sizes "$sizes" --repetitions 15 --csv "$out/passthrough_${mpi}_p$p.csv"
+  } >"$out/passthrough_${mpi}_p$p.txt"
+  python3 - "$out/passthrough_${mpi}_p$p.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(f"{sys.argv[1]}: bytes, native us, herald_native / native, auto / native (auto's pick)")
+for b in sorted({int(r["bytes"]) for r in rows}):
+    at = {r["algorithm"]: r for r in rows if int(r["bytes"]) == b}
+    print(f"  {b:>4}  {float(at['native']['median_us']):.3f}  {float(at['herald_native']['ratio_to_native']):.3f}"
+          f"  {float(at['auto']['ratio_to_native']):.3f} ({at['auto']['resolved']})")
+EOF
+done
