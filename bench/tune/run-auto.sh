@@ -9,23 +9,15 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ranks_list="2 4" build=$repo/build out=$repo/bench/tune/results
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --ranks | --build | --out)
-      [[ $# -ge 2 ]] || { echo "run-auto.sh: $1 needs a value" >&2; exit 2; }
-      declare "${1#--}"_value="$2"
-      shift 2
-      ;;
-    *) echo "run-auto.sh: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
-ranks_list=${ranks_value:-$ranks_list} build=${build_value:-$build} out=${out_value:-$out}
+ranks="2 4" build=$repo/build out=$repo/bench/tune/results
+die() { echo "run-auto.sh: $*" >&2; exit 2; }
+source "$repo/bench/options.sh"
+parse_options "ranks build out" "$@"
 
 cmake --build "$build" --target herald-tune herald-bcast-bench -j2 >/dev/null
 mkdir -p "$out"
 sizes=$(python3 -c "print(','.join(str(2**i) for i in range(27)))")
-for p in $ranks_list; do
+for p in $ranks; do
   flags=(-n "$p")
   if mpiexec --version 2>&1 | grep -q "Open MPI"; then
     [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)

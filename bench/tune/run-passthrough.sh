@@ -12,18 +12,10 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ranks_list="2 4" build=$repo/build out=$repo/bench/tune/results
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --ranks | --build | --out)
-      [[ $# -ge 2 ]] || { echo "run-passthrough.sh: $1 needs a value" >&2; exit 2; }
-      declare "${1#--}"_value="$2"
-      shift 2
-      ;;
-    *) echo "run-passthrough.sh: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
-ranks_list=${ranks_value:-$ranks_list} build=${build_value:-$build} out=${out_value:-$out}
+ranks="2 4" build=$repo/build out=$repo/bench/tune/results
+die() { echo "run-passthrough.sh: $*" >&2; exit 2; }
+source "$repo/bench/options.sh"
+parse_options "ranks build out" "$@"
 
 cmake --build "$build" --target herald-tune herald-bcast-bench -j2 >/dev/null
 mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
@@ -32,7 +24,7 @@ if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; 
 export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
 mkdir -p "$out"
 sizes=1,2,4,8,16,32,64,128,256
-for p in $ranks_list; do
+for p in $ranks; do
   flags=(-n "$p")
   if [[ $mpi == openmpi ]]; then
     [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
