@@ -24,6 +24,9 @@ struct AlgorithmInfo {
   bool reads_node_size = false;
   // true: the program is "receive, then send", executed with blocking MPI_Recv/MPI_Send (Cordeiro and Zola's sBBT).
   bool blocking = false;
+  // true: each segment goes from one rank of a node (its writer) to all the others of that node, so where
+  // they share memory the executor may carry that stage through it (node_memory.hpp).
+  bool node_memory = false;
   // Builds the steps of one rank. Called with parameters already defaulted and validated.
   Program (*program)(const Problem& problem, int rank) = nullptr;
   // Its completion time under a cost model, in closed form (with one send in flight per rank), for P >= 2

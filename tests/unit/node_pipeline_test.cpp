@@ -1,4 +1,4 @@
-// node_pipeline: delivery for every placement (blocks, cyclic, uneven nodes), every root and sizes from 0 to
+// node_pipeline and node_shared: delivery for every placement (blocks, cyclic, uneven nodes), every root and sizes from 0 to
 // above 2 GiB; only leaders send between nodes, each byte entering each node once; and on each leader,
 // segment k is passed on within the node before segment k+1 is received.
 #include <herald/algorithms.hpp>
@@ -13,7 +13,7 @@ namespace herald {
 namespace {
 
 const AlgorithmInfo& algorithm() { return find_algorithm("node_pipeline"); }
-const char* const node_aware[] = {"node_pipeline"};
+const char* const node_aware[] = {"node_pipeline", "node_shared"};
 
 // Blocks of k, cyclic over k nodes, and blocks of k with the last node one rank short.
 std::vector<std::pair<std::string, NodeLayout>> layouts(int ranks, int k) {

@@ -20,6 +20,7 @@ Program scatter_rdb_program(const Problem& p, int rank);
 Program two_tree_program(const Problem& p, int rank);
 Program hierarchical_program(const Problem& p, int rank);
 Program node_pipeline_program(const Problem& p, int rank);
+Program node_shared_program(const Problem& p, int rank);
 
 // Closed-form costs (cost.cpp), for problems with P >= 2 and parameters defaulted.
 double linear_cost(const Problem& p, const CostModel& m);
@@ -33,5 +34,6 @@ double scatter_ring_cost(const Problem& p, const CostModel& m);
 double scatter_rdb_cost(const Problem& p, const CostModel& m);
 double hierarchical_cost(const Problem& p, const CostModel& m);
 double node_pipeline_cost(const Problem& p, const CostModel& m);
+double node_shared_cost(const Problem& p, const CostModel& m);
 
 }  // namespace herald::detail

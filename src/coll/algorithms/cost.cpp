@@ -165,26 +165,38 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m) {
 namespace {
 
 // A node-aware broadcast whose stage among leaders costs `among_leaders`: that stage, each segment interval
-// of a leader stretched by its send within the node, then the last segment's way down the largest node's
-// chain.
-double node_stages_cost(const Problem& p, const CostModel& m, double (*among_leaders)(const Problem&, const CostModel&)) {
+// of a leader stretched by its sends within the node, then the last segment's way through the largest node:
+// down a chain (`fan_out` false, R - 1 hops) or from the leader to each rank in turn (one hop, R - 1 sends
+// a segment).
+double node_stages_cost(const Problem& p, const CostModel& m, double (*among_leaders)(const Problem&, const CostModel&),
+                        bool fan_out) {
+  const Nodes nodes(p);
+  const CostModel node_model = m.within_node();  // Terms holds a reference
+  const Terms inside(node_model, p);
+  const Pipeline s = pipeline(p);
+  const int sends = fan_out ? nodes.largest() - 1 : 1;
+  const int hops = fan_out ? 1 : nodes.largest() - 1;
+  if (nodes.count() == 1) return (s.count * sends - 1) * inside.next(s.bytes) + hops * inside.hop(s.bytes);
+  const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
+  const double across = among_leaders(leaders, m);
+  if (nodes.largest() == 1) return across;
+  return across + s.count * sends * inside.next(s.bytes) + hops * inside.hop(s.bytes);
+}
+
+}  // namespace
+
+double node_pipeline_cost(const Problem& p, const CostModel& m) {
   const Nodes nodes(p);
   if (nodes.count() == 1) {  // one chain through the node
     Problem one = p;
     one.parameters.fanout = 1;
     return chain_cost(one, m.within_node());
   }
-  const CostModel node_model = m.within_node();  // Terms holds a reference
-  const Terms inside(node_model, p);
-  const Pipeline s = pipeline(p);
-  const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
-  const double across = among_leaders(leaders, m);
-  if (nodes.largest() == 1) return across;
-  return across + s.count * inside.next(s.bytes) + (nodes.largest() - 1) * inside.hop(s.bytes);
+  return node_stages_cost(p, m, chain_cost, false);
 }
 
-}  // namespace
-
-double node_pipeline_cost(const Problem& p, const CostModel& m) { return node_stages_cost(p, m, chain_cost); }
+// Priced as messages, as the schedule is; where the node's ranks share memory the executor carries the
+// stage within the node through it instead (node_memory.hpp).
+double node_shared_cost(const Problem& p, const CostModel& m) { return node_stages_cost(p, m, chain_cost, true); }
 
 }  // namespace herald::detail

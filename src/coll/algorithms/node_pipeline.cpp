@@ -11,35 +11,7 @@
 #include "nodes.hpp"
 
 namespace herald::detail {
-namespace {
 
-using Stage = Program (*)(const Problem&, int);
-
-Program node_stages(const Problem& p, int rank, Stage among_leaders) {
-  const Nodes nodes(p);
-  const int node = nodes.node_of(rank);
-  const int local = nodes.local(rank);
-
-  const Problem inside{.ranks = nodes.size(node),
-                       .root = 0,
-                       .bytes = p.bytes,
-                       .parameters = {.segment = p.parameters.segment, .fanout = 1}};
-  Program within = chain_program(inside, local);
-  for (Step& step : within) step.peer = nodes.global(node, step.peer);
-  if (local != 0 || nodes.count() == 1) return within;
-
-  const Problem leaders{.ranks = nodes.count(),
-                        .root = 0,
-                        .bytes = p.bytes,
-                        .parameters = {.segment = p.parameters.segment, .fanout = p.parameters.fanout}};
-  Program across = among_leaders(leaders, nodes.virtual_node(node));
-  for (Step& step : across) step.peer = nodes.leader(nodes.real_node(step.peer));
-  return merge_stages(across, within, rank == p.root);
-}
-
-}  // namespace
-
-Program node_pipeline_program(const Problem& p, int rank) { return node_stages(p, rank, chain_program); }
-
+Program node_pipeline_program(const Problem& p, int rank) { return node_stages(p, rank, chain_program, chain_program); }
 
 }  // namespace herald::detail

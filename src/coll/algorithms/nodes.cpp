@@ -53,4 +53,26 @@ Program merge_stages(const Program& across, const Program& within, bool holds_al
   return out;
 }
 
+Program node_stages(const Problem& p, int rank, Stage among_leaders, Stage within_node) {
+  const Nodes nodes(p);
+  const int node = nodes.node_of(rank);
+  const int local = nodes.local(rank);
+
+  const Problem inside{.ranks = nodes.size(node),
+                       .root = 0,
+                       .bytes = p.bytes,
+                       .parameters = {.segment = p.parameters.segment, .fanout = 1}};
+  Program within = within_node(inside, local);
+  for (Step& step : within) step.peer = nodes.global(node, step.peer);
+  if (local != 0 || nodes.count() == 1) return within;
+
+  const Problem leaders{.ranks = nodes.count(),
+                        .root = 0,
+                        .bytes = p.bytes,
+                        .parameters = {.segment = p.parameters.segment, .fanout = p.parameters.fanout}};
+  Program across = among_leaders(leaders, nodes.virtual_node(node));
+  for (Step& step : across) step.peer = nodes.leader(nodes.real_node(step.peer));
+  return merge_stages(across, within, rank == p.root);
+}
+
 }  // namespace herald::detail

@@ -37,4 +37,13 @@ class Nodes {
 // crosses the network. Both stages must cut the message at the same offsets.
 Program merge_stages(const Program& across, const Program& within, bool holds_all);
 
+// A program of one stage: a pipelined broadcast over a group, in the group's ranks.
+using Stage = Program (*)(const Problem&, int);
+
+// A node-aware broadcast of two stages: `among_leaders` among one leader per node (virtual nodes, the
+// root's first), then `within_node` inside each node from its leader (local index 0), merged by
+// merge_stages() so that segment k travels within the node while segment k+1 crosses the network. Both
+// stages cut the message into the problem's segments.
+Program node_stages(const Problem& p, int rank, Stage among_leaders, Stage within_node);
+
 }  // namespace herald::detail

@@ -23,6 +23,7 @@ using detail::scatter_ring_tuned_program;
 using detail::two_tree_program;
 using detail::hierarchical_program;
 using detail::node_pipeline_program;
+using detail::node_shared_program;
 
 const std::array table{
     AlgorithmInfo{.name = "linear",
@@ -105,6 +106,16 @@ const std::array table{
                   .reads_node_size = true,
                   .program = node_pipeline_program,
                   .cost = detail::node_pipeline_cost},
+    AlgorithmInfo{.name = "node_shared",
+                  .summary = "node_pipeline's chain among node leaders, each leader handing every segment to its node's "
+                             "ranks through node-shared memory (as messages where there is none); segmented",
+                  .defaults = {.segment = default_segment, .fanout = 1},
+                  .reads_segment = true,
+                  .reads_fanout = true,
+                  .reads_node_size = true,
+                  .node_memory = true,
+                  .program = node_shared_program,
+                  .cost = detail::node_shared_cost},
 };
 
 }  // namespace

@@ -65,7 +65,7 @@ std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
   mix(k.bytes);
   mix(k.parameters.segment);
   mix(static_cast<std::size_t>(k.parameters.fanout) << 32 | static_cast<unsigned>(k.parameters.radix));
-  mix(static_cast<std::size_t>(k.parameters.node_size));
+  mix(static_cast<std::size_t>(k.parameters.node_size) << 1 | static_cast<std::size_t>(k.node_memory));
   return h;
 }
 
@@ -164,10 +164,18 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
     algorithm = choice.algorithm;
     problem.parameters = choice.parameters;
   }
-  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.message_limit());
+  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.message_limit(), key.node_memory);
   if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
   plans_.emplace(key, plan);
   return last_plan_ = std::move(plan);
+}
+
+void CommState::open_node_memory(const std::function<void(MPI_Request&)>& wait) {
+  if (memory_opened_) return;
+#ifndef SMPI_H  // simulated hosts share no memory worth modelling: the steps stay messages there
+  memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait);
+#endif
+  memory_opened_ = true;
 }
 
 // Out of line: the one instance lives in libherald, whoever includes this header.

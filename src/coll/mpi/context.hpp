@@ -8,6 +8,7 @@
 #pragma once
 
 #include "../../core/mpi/check.hpp"
+#include "node_memory.hpp"
 #include "plan.hpp"
 
 #include <herald/bcast.hpp>
@@ -16,6 +17,7 @@
 #include <herald/tuning.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +34,7 @@ struct PlanKey {
   int root;
   std::size_t bytes;
   Parameters parameters;
+  bool node_memory = false;  // the communicator's node memory is open (CommState::node_memory())
   friend bool operator==(const PlanKey&, const PlanKey&) = default;
 };
 
@@ -71,6 +74,12 @@ class CommState {
   int next_tag() noexcept { return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_)); }
   // The compiled plan for this shape ("auto" resolved), built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
+  // This rank's node ring, once opened; nullptr before, or where the node cannot have one.
+  NodeMemory* node_memory() const noexcept { return memory_.get(); }
+  bool node_memory_opened() const noexcept { return memory_opened_; }
+  // Opens it: collective, so only where every member is in the same blocking call (the first blocking
+  // broadcast whose algorithm can use it). `wait` completes a request while other broadcasts move.
+  void open_node_memory(const std::function<void(MPI_Request&)>& wait);
 
  private:
   MPI_Comm user_;
@@ -90,6 +99,8 @@ class CommState {
   // Most programs repeat one shape: the last plan is checked before hashing.
   PlanKey last_key_{};
   std::shared_ptr<Plan> last_plan_;
+  std::unique_ptr<NodeMemory> memory_;
+  bool memory_opened_ = false;
 };
 
 // MPI error codes made for herald's messages (errors.hpp): one per distinct message, up to a cap.

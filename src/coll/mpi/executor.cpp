@@ -62,8 +62,20 @@ class Outcome {
   void sent(int rc) {
     if (rc != MPI_SUCCESS) failed_call(rc, "MPI_Send");
   }
+  // Checks what a get from node memory found (NodeMemory::get), put there by `writer`.
+  void got(mpi::NodeMemory::Got got, int writer, std::size_t expected) {
+    using Got = mpi::NodeMemory::Got;
+    if (got == Got::refused)
+      fail(Error(Errc::truncated, "rank " + std::to_string(writer) +
+                                      ", which hands this node its data, had none to give: it refused the call or "
+                                      "received wrong data"));
+    else if (got == Got::mismatch)
+      fail(Error(Errc::truncated, "the " + std::to_string(expected) + " bytes from rank " + std::to_string(writer) +
+                                      " within the node were not the part expected: the ranks passed different counts"));
+  }
   // This rank refused the call (see stand_in()): it reports that, and sends no data.
   void refuse(const Error& e) { fail(e); }
+  bool good() const noexcept { return !error_; }
   // What a send of `length` good bytes carries: nothing once this rank's data is known to be wrong.
   int forwarded(std::size_t length) const noexcept { return error_ ? 0 : static_cast<int>(length); }
   void rethrow() const {
@@ -96,6 +108,11 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
         tag_(tag),
         window_(mpi::Context::get().send_window()) {
     if (refused) outcome_.refuse(*refused);
+    // The call's place in the node's ring, taken now: calls take it in the order they are made.
+    if (!plan_->node.node.empty()) {
+      memory_ = state_->node_memory();
+      first_position_ = memory_->reserve(plan_->node.positions);
+    }
     if (!advance(false)) mpi::Context::get().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
@@ -123,8 +140,8 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   void wait() override {
     if (done_) return;
     mpi::Context& context = mpi::Context::get();
-    if (context.others_in_flight(this)) {
-      // Other broadcasts need forwarding too: poll them all rather than block on this one.
+    if (context.others_in_flight(this) || memory_) {
+      // Other broadcasts need forwarding too, or node memory must be watched: poll rather than block.
       while (!test()) context.forward_all();
       return;
     }
@@ -139,8 +156,14 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
  private:
   // Posts the receives first, then the sends in program order while their inputs have arrived and the
-  // window has room; with `block`, waits for both. True once everything is posted.
+  // window has room; with `block`, waits for both. Then carries what it can through node memory. True once
+  // everything is posted and carried.
   bool advance(bool block, bool windowed = true) {
+    const bool posted = post(block, windowed);
+    return carry() && posted;
+  }
+
+  bool post(bool block, bool windowed) {
     if (!started_) {
       for (std::uint32_t i : plan_->recvs) {
         const Step& s = plan_->program[i];
@@ -161,6 +184,26 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       HERALD_MPI(send(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
                       state_->comm(), &buffers_.requests[i]));
       buffers_.in_flight.push_back(i);
+    }
+    return true;
+  }
+
+  // Puts and gets through node memory in program order, as far as the data and the ring allow. Apart
+  // from the messages: a leader's sends to other nodes never wait for its node's readers.
+  bool carry() {
+    const std::vector<NodeStep>& steps = plan_->node.node;
+    for (; next_carried_ < steps.size(); ++next_carried_) {
+      const NodeStep& n = steps[next_carried_];
+      const std::uint64_t position = first_position_ + n.position;
+      if (n.op == NodeStep::Op::put) {
+        for (std::uint32_t d : plan_->dataflow.waits_for(n.step))
+          if (!complete(d, false)) return false;
+        if (!memory_->put(position, base_, n.range, plan_->problem.bytes, outcome_.good())) return false;
+      } else {
+        const mpi::NodeMemory::Got got = memory_->get(position, base_, n.range, plan_->problem.bytes);
+        if (got == mpi::NodeMemory::Got::not_yet) return false;
+        outcome_.got(got, plan_->node.writer, n.range.length);
+      }
     }
     return true;
   }
@@ -226,6 +269,9 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   int tag_;
   SendWindow window_;
   Outcome outcome_;
+  mpi::NodeMemory* memory_ = nullptr;  // the state keeps it
+  std::uint64_t first_position_ = 0;
+  std::size_t next_carried_ = 0;
   bool started_ = false;
   std::size_t next_send_ = 0;
   std::size_t next_complete_ = 0;
@@ -287,6 +333,7 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   call.key.root = root;
   call.key.bytes = bytes;
   call.key.parameters = merge(options.parameters, context.parameters());
+  call.key.node_memory = slot.state->node_memory() != nullptr;
   // Nodes hold consecutive ranks of MPI_COMM_WORLD (the launchers' default placement).
   if (call.key.parameters.node_size == 0 && slot.state->world_shaped())
     call.key.parameters.node_size = context.job_node_size();
@@ -340,6 +387,30 @@ std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, s
   return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag);
 }
 
+// The first blocking call whose algorithm can use node memory opens it, on every rank alike (a rank that
+// refuses the call included): every member is in this call, as a collective set-up needs, which a
+// nonblocking call cannot promise. Calls before it carry their steps within the node as messages.
+void open_node_memory(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slot& slot, Call& call,
+                      std::size_t bytes) {
+  if (call.native || slot.state->size() == 1 || bytes == 0 || slot.state->node_memory_opened() ||
+      !slot.state->plan(call.key)->algorithm->node_memory)
+    return;
+  mpi::Context& context = mpi::Context::get();
+  slot.state->open_node_memory([&](MPI_Request& request) {
+    for (int done = 0;;) {
+      HERALD_MPI(PMPI_Test(&request, &done, MPI_STATUS_IGNORE));
+      if (done) return;
+      context.forward_all();
+      if (context.multithreaded()) {  // other threads' broadcasts may need this rank meanwhile
+        lock.unlock();
+        std::this_thread::yield();
+        lock.lock();
+      }
+    }
+  });
+  call.key.node_memory = slot.state->node_memory() != nullptr;
+}
+
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
 void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
   Outcome outcome;
@@ -385,7 +456,8 @@ bool attached(MPI_Comm comm) {
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   Context& context = Context::get();
   auto lock = context.lock();
-  const Call call = prepare(slot, buffer.size(), root, options);
+  Call call = prepare(slot, buffer.size(), root, options);
+  open_node_memory(lock, slot, call, buffer.size());
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return;
   if (context.multithreaded()) {
@@ -415,10 +487,12 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
 }
 
-void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal) {
+void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal,
+             bool blocking) {
   auto lock = Context::get().lock();
   try {
-    const Call call = prepare(slot, bytes, root, options);
+    Call call = prepare(slot, bytes, root, options);
+    if (blocking) open_node_memory(lock, slot, call, bytes);  // as the other ranks' bcast() does
     stand_in(lock, slot, call, bytes, refusal);
   } catch (const Error&) {
     // Refused everywhere alike: no rank waits for this one.

@@ -1,5 +1,7 @@
 #include "plan.hpp"
 
+#include "node_memory.hpp"
+
 namespace herald::mpi {
 namespace {
 
@@ -23,14 +25,21 @@ bool tree_step(const Program& program) {
 
 }  // namespace
 
-Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit)
+Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit, bool node_memory)
     : algorithm(&a),
       problem(with_defaults(a, p)),
       program(make_program(a, problem, rank, limit)),
       dataflow(program, rank == problem.root, problem.bytes, rank) {
-  for (std::size_t i = 0; i < program.size(); ++i)
-    (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
-  blocking = a.blocking || (problem.bytes <= blocking_bytes && tree_step(program));
+  // The ring holds the nodes the communicator's layout gives; a node size set by hand names others.
+  if (node_memory && a.node_memory && problem.parameters.node_size == 0) {
+    node = lower_to_node_memory(program, problem.layout, rank, NodeMemory::slot_bytes);
+    sends = node.sends;
+    recvs = node.recvs;
+  } else {
+    for (std::size_t i = 0; i < program.size(); ++i)
+      (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
+  }
+  blocking = node.node.empty() && (a.blocking || (problem.bytes <= blocking_bytes && tree_step(program)));
   paced = herald::paced(problem);
   Buffers first;
   first.requests.assign(program.size(), MPI_REQUEST_NULL);

@@ -3,6 +3,7 @@
 
 #include <herald/algorithms.hpp>
 #include <herald/dataflow.hpp>
+#include <herald/node_memory.hpp>
 
 #include <mpi.h>
 
@@ -22,7 +23,9 @@ struct Buffers {
 };
 
 struct Plan {
-  Plan(const AlgorithmInfo& algorithm, const Problem& problem, int rank, std::size_t limit);
+  // With `node_memory`, this rank's node shares a ring (NodeMemory) and its steps within the node go
+  // through it where the algorithm allows (AlgorithmInfo::node_memory).
+  Plan(const AlgorithmInfo& algorithm, const Problem& problem, int rank, std::size_t limit, bool node_memory = false);
 
   const AlgorithmInfo* algorithm;
   Problem problem;  // with defaults applied
@@ -30,6 +33,9 @@ struct Plan {
   Dataflow dataflow;
   std::vector<std::uint32_t> sends;  // indices of send steps, in order
   std::vector<std::uint32_t> recvs;  // indices of receive steps, in order
+  // The steps within the node that go through node memory instead (their sends and receives are in neither
+  // list above); empty where there are none.
+  NodeLowering node;
   // Run with blocking MPI_Recv/MPI_Send in program order: the algorithm asks for it (sBBT), or the rank's
   // part is one receive from its parent followed by sends elsewhere and the message is small, where the
   // nonblocking machinery costs more than it can overlap. Safe: a tree has no cycle to deadlock on.

@@ -1,0 +1,80 @@
+// The ring of slots the ranks of one node share, through which node_memory algorithms carry their stage
+// within the node (include/herald/node_memory.hpp says which steps, at which positions).
+//
+// Each slot has a stamp, the last position written into it plus one, and a count of the reads of it ever
+// completed. The writer of position p fills slot p mod S once the node's other ranks have all read its
+// previous use (released == readers x uses so far), then stamps it; a reader copies position p out once
+// the stamp says p, then counts its read. Positions are handed out per call in the order calls are made,
+// the same on every rank of a node, so concurrent broadcasts on one communicator (nonblocking ones) take
+// the ring in turn without a word between ranks. Only counters grow, so nothing is ever reset.
+//
+// The memory is a POSIX shared-memory object rather than an MPI window: unmapping it is local, while
+// MPI_Win_free is collective, and herald frees a communicator's state wherever its last broadcast ends.
+#pragma once
+
+#include <herald/schedule.hpp>
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace herald::mpi {
+
+class NodeMemory {
+ public:
+  static constexpr std::size_t slot_bytes = 256 * 1024;
+  static constexpr std::size_t slots = 16;
+
+  // Collective over `comm`, whose ranks sit on the nodes of `layout`; every member must make the call.
+  // `wait` completes a request (polling, so that other broadcasts keep moving). Gives this rank its node's
+  // ring, or nullptr where the node has one rank or its ranks cannot share memory (they are on different
+  // hosts, or the system refuses): the same answer on every rank of a node.
+  static std::unique_ptr<NodeMemory> open(MPI_Comm comm, const NodeLayout& layout, int rank, std::uint64_t host,
+                                          const std::function<void(MPI_Request&)>& wait);
+  ~NodeMemory();
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
+
+  // The first of `count` positions for a call; calls must reserve in the order they are made.
+  std::uint64_t reserve(std::uint64_t count) noexcept {
+    const std::uint64_t first = next_;
+    next_ += count;
+    return first;
+  }
+  // Fills position `position` with `range` of a `call_bytes`-byte broadcast from `from` (the buffer's
+  // start); with `good` false, only marks it refused (the writer's data is known to be wrong). False
+  // while the slot is still being read.
+  bool put(std::uint64_t position, const std::byte* from, ByteRange range, std::size_t call_bytes, bool good) noexcept;
+  enum class Got { not_yet, good, refused, mismatch };
+  // Copies position `position` into `into` (the buffer's start) if it holds `range` of a `call_bytes`-byte
+  // broadcast; counts the read whatever it found, so that the writer moves on.
+  Got get(std::uint64_t position, std::byte* into, ByteRange range, std::size_t call_bytes) noexcept;
+
+ private:
+  struct Slot {
+    alignas(64) std::atomic<std::uint64_t> written;  // position + 1
+    std::uint64_t call_bytes, offset, length;          // what it holds, set before `written`
+    alignas(64) std::atomic<std::uint64_t> released;  // reads completed, all uses together
+  };
+  static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the ring's counters must work across processes");
+  static constexpr std::uint64_t refused_length = ~std::uint64_t{0};
+  static constexpr std::size_t data_offset = 4096;  // slots' control words first, then their bytes, page-aligned
+  static std::size_t mapped_bytes() noexcept { return data_offset + slots * slot_bytes; }
+
+  NodeMemory(void* base, int readers) noexcept;
+  Slot& slot(std::uint64_t position) const noexcept { return controls_[position % slots]; }
+  std::byte* bytes(std::uint64_t position) const noexcept {
+    return static_cast<std::byte*>(base_) + data_offset + (position % slots) * slot_bytes;
+  }
+
+  void* base_;
+  Slot* controls_;
+  int readers_;  // the node's ranks but the writer
+  std::uint64_t next_ = 0;
+};
+
+}  // namespace herald::mpi
