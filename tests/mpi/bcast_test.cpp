@@ -8,9 +8,14 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace herald {
@@ -109,7 +114,7 @@ TEST(Ibcast, EveryAlgorithmNonblocking) {
 TEST(Ibcast, OverlappingFromEveryRoot) {
   const int P = size_of(), me = rank_of();
   for (const std::string& name : {std::string("binomial"), std::string("scatter_ring"), std::string("chain"),
-                                  std::string("two_tree"), std::string("native")}) {
+                                  std::string("two_tree"), std::string("node_shared"), std::string("native")}) {
     if (name != "native" && name != "binomial") {
       bool known = false;
       for (const AlgorithmInfo& a : algorithms()) known |= a.name == name;
@@ -154,7 +159,7 @@ TEST(Ibcast, WaitOrderDiffersBetweenRanks) {
 TEST(Bcast, KeepsForwardingBroadcastsInFlight) {
   const int P = size_of(), me = rank_of();
   if (P < 3) GTEST_SKIP() << "needs three ranks";
-  for (const char* blocking : {"chain", "native"}) {
+  for (const char* blocking : {"chain", "native", "node_shared"}) {
     std::vector<std::byte> x(20003), y(101);
     if (me == 1) fill(x, 1, 31);
     if (me == 0) fill(y, 0, 32);
@@ -294,6 +299,117 @@ TEST(Bcast, RepeatedPassThroughChecksTheBufferAndForgetsFreedCommunicators) {
               Errc::invalid_buffer);
     MPI_Comm_free(&comm);
   }
+}
+
+// node_shared carries the stage within a node through node memory, opened at the communicator's first
+// blocking node_shared call; before it, its nonblocking calls run as messages. Broadcasts larger than the
+// ring wrap it; several in flight from different roots, with another algorithm among them, take it in
+// turn whatever order ranks wait in. A freed communicator's memory goes with it, leaving no name behind.
+// (Under HERALD_EMULATE_NODES each emulated node has a ring of its own.)
+TEST(NodeShared, NonblockingBeforeAndAfterTheRingOpensAndAcrossItsEnd) {
+  const int P = size_of(), me = rank_of(), last = P - 1;
+  const Options shared{.algorithm = "node_shared"};
+  for (int round = 0; round < 2; ++round) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<std::byte> early(100003);
+    if (me == last) fill(early, last, 800 + round);
+    ibcast(early, last, comm, shared).wait();
+    EXPECT_TRUE(everywhere(first_wrong(early, last, 800 + round) < 0)) << "before the ring opens";
+
+    std::vector<std::byte> wide((std::size_t{5} << 20) + 3);  // more than the ring holds
+    if (me == 0) fill(wide, 0, 810 + round);
+    bcast(wide, 0, comm, shared);
+    EXPECT_TRUE(everywhere(first_wrong(wide, 0, 810 + round) < 0)) << "blocking, across the ring's end";
+
+    const std::vector<std::pair<int, std::size_t>> calls{
+        {0, std::size_t{3} << 20}, {last, (std::size_t{1} << 20) + 5}, {P / 2, 70001}, {last, std::size_t{6} << 20}};
+    std::vector<std::vector<std::byte>> data(calls.size());
+    std::vector<Request> requests;
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      const auto [root, bytes] = calls[k];
+      data[k].assign(bytes, std::byte{0});
+      if (me == root) fill(data[k], root, 820 + k);
+      const Options options = k == 2 ? Options{.algorithm = "binomial"} : shared;
+      requests.push_back(ibcast(data[k], root, comm, options));
+    }
+    if (me % 2 == 0) {
+      for (auto it = requests.rbegin(); it != requests.rend(); ++it) it->wait();
+    } else {
+      for (Request& r : requests) r.wait();
+    }
+    bool ok = true;
+    for (std::size_t k = 0; k < calls.size(); ++k) ok &= first_wrong(data[k], calls[k].first, 820 + k) < 0;
+    EXPECT_TRUE(everywhere(ok)) << "in flight together, round " << round;
+    MPI_Comm_free(&comm);
+  }
+  // Each segment's name is removed once every rank of its node has it open.
+  const std::string prefix = "herald." + std::to_string(::getpid()) + ".";
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    EXPECT_NE(entry.path().filename().string().rfind(prefix, 0), 0u) << entry.path() << " left behind";
+}
+
+// A rank that refuses the first node_shared call (a null buffer) still opens the ring with the others,
+// plays its part without data, and the next call works everywhere.
+TEST(NodeShared, ARefusalOnOneRankLeavesTheRingInStep) {
+  const int P = size_of(), me = rank_of();
+  if (P < 2) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  for (int refusing : {0, 1}) {
+    std::vector<std::byte> data(300001);
+    if (me == 0) fill(data, 0, 900 + refusing);
+    std::span<std::byte> buffer = data;
+    if (me == refusing) buffer = {static_cast<std::byte*>(nullptr), data.size()};
+    std::optional<Errc> error;
+    try {
+      bcast(buffer, 0, comm, {.algorithm = "node_shared"});
+    } catch (const Error& e) {
+      error = e.code();
+    }
+    if (me == refusing) {
+      EXPECT_EQ(error, Errc::invalid_buffer);
+    } else if (error) {
+      EXPECT_EQ(*error, Errc::truncated) << "a rank downstream of the refusal reports it";
+    } else {
+      EXPECT_EQ(first_wrong(data, 0, 900 + refusing), -1);
+    }
+    std::vector<std::byte> after(400003);
+    if (me == P - 1) fill(after, P - 1, 950 + refusing);
+    bcast(after, P - 1, comm, {.algorithm = "node_shared"});
+    EXPECT_TRUE(everywhere(first_wrong(after, P - 1, 950 + refusing) < 0));
+  }
+  MPI_Comm_free(&comm);
+}
+
+// Under MPI_THREAD_MULTIPLE, threads broadcast on communicators of their own at once, each opening its
+// ring while the others' broadcasts run.
+TEST(NodeShared, ThreadsOnTheirOwnCommunicators) {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level != MPI_THREAD_MULTIPLE) GTEST_SKIP() << "needs MPI_THREAD_MULTIPLE";
+  const int P = size_of(), me = rank_of();
+  constexpr int threads = 3;
+  std::vector<MPI_Comm> comms(threads);
+  for (MPI_Comm& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  std::vector<int> wrong(threads, 0);
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t)
+    running.emplace_back([&, t] {
+      for (int round = 0; round < 4; ++round) {
+        const int root = (t + round) % P;
+        std::vector<std::byte> data(std::size_t{600000} + static_cast<std::size_t>(t) * 1001);
+        if (me == root) fill(data, root, 1000 + t * 10 + round);
+        if (round % 2 == 0)
+          bcast(data, root, comms[t], {.algorithm = "node_shared"});
+        else
+          ibcast(data, root, comms[t], {.algorithm = "node_shared"}).wait();
+        wrong[t] += first_wrong(data, root, 1000 + t * 10 + round) >= 0;
+      }
+    });
+  for (std::thread& t : running) t.join();
+  for (int t = 0; t < threads; ++t) EXPECT_TRUE(everywhere(wrong[t] == 0)) << "thread " << t;
+  for (MPI_Comm& c : comms) MPI_Comm_free(&c);
 }
 
 TEST(Bcast, BadInputIsRefusedBeforeAnyByteMoves) {

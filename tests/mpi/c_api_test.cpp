@@ -56,6 +56,29 @@ TEST(CApi, DerivedDatatypeIsPackedAndUnpacked) {
   MPI_Type_free(&every_other);
 }
 
+// A derived type through node memory: 3 MiB of every other double, more than the ring holds, on a
+// communicator of its own so that the call opens the ring.
+TEST(CApi, DerivedDatatypeThroughNodeMemory) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  constexpr int n = 3 << 17;  // doubles carried
+  MPI_Datatype every_other;
+  MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &every_other);
+  MPI_Type_commit(&every_other);
+  const int root = size_of() - 1;
+  std::vector<double> values(2 * n, -1.0);
+  if (rank_of() == root)
+    for (int i = 0; i < 2 * n; ++i) values[i] = i;
+  for (int call = 0; call < 2; ++call) {  // the first opens the ring, the second uses it
+    ASSERT_EQ(herald_bcast_algorithm(values.data(), 1, every_other, root, comm, "node_shared"), MPI_SUCCESS);
+    int wrong = 0;
+    for (int i = 0; i < 2 * n; ++i) wrong += values[i] != (i % 2 == 0 || rank_of() == root ? i : -1.0);
+    EXPECT_EQ(wrong, 0) << "call " << call;
+  }
+  MPI_Type_free(&every_other);
+  MPI_Comm_free(&comm);
+}
+
 TEST(CApi, ErrorsAreMpiErrorCodes) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int x = 5;

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <thread>
 
 namespace herald::mpi {
 namespace {
@@ -250,8 +251,17 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   }
   auto handle = std::make_unique<StateHandle>(std::make_shared<CommState>(user));
   // Every member is in this call: the duplication completes here, while this rank keeps forwarding what
-  // its other broadcasts owe to ranks that may not have reached the call yet.
-  while (!(*handle)->ready()) forward_all();
+  // its other broadcasts owe to ranks that may not have reached the call yet. Under MPI_THREAD_MULTIPLE the
+  // lock is let go between polls (callers hold it once there): another thread may be making a state for
+  // another communicator, which the peers of this one can reach only after it.
+  while (!(*handle)->ready()) {
+    forward_all();
+    if (multithreaded_) {
+      mutex_.unlock();
+      std::this_thread::yield();
+      mutex_.lock();
+    }
+  }
   HERALD_MPI(MPI_Comm_set_attr(user, keyval_, handle.get()));
   users_.push_back(user);
   last_comm_ = user;

@@ -191,6 +191,17 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   // Puts and gets through node memory in program order, as far as the data and the ring allow. Apart
   // from the messages: a leader's sends to other nodes never wait for its node's readers.
   bool carry() {
+    if (next_carried_ == plan_->node.node.size()) return true;
+    if (carry_some()) return true;
+    // Waiting on memory makes no MPI call, yet the program's own nonblocking operations must progress while
+    // this rank waits here (MPI's progress rule; a peer may wait for them before it writes what this rank
+    // reads): a probe of a communicator no message uses drives the MPI library's progress.
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, mpi::Context::get().self(), &flag, MPI_STATUS_IGNORE);
+    return false;
+  }
+
+  bool carry_some() {
     const std::vector<NodeStep>& steps = plan_->node.node;
     for (; next_carried_ < steps.size(); ++next_carried_) {
       const NodeStep& n = steps[next_carried_];
@@ -580,15 +591,16 @@ void Request::wait() {
 
 bool Request::active() const noexcept { return state_ != nullptr; }
 
-// The lock is taken once here for both halves (they take it again, recursively, which costs little).
+// Below MPI_THREAD_MULTIPLE the lock is taken once here for both halves (they take it again, recursively, which
+// costs little).
 namespace {
 
 // Everything but a repeated pass-through; apart, so that the short way saves no registers for it.
 [[gnu::noinline]] void bcast_long_way(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  auto lock = mpi::Context::get().lock();
-  const mpi::Slot slot = mpi::reserve(comm);
-  if (mpi::Context::get().multithreaded()) lock.unlock();  // bcast() releases it while it polls
-  mpi::bcast(slot, buffer, root, options);
+  // Under MPI_THREAD_MULTIPLE each half takes the lock on its own: both let it go while they poll.
+  std::unique_lock<std::recursive_mutex> lock;
+  if (!mpi::Context::get().multithreaded()) lock = mpi::Context::get().lock();
+  mpi::bcast(mpi::reserve(comm), buffer, root, options);
 }
 
 }  // namespace
@@ -606,7 +618,8 @@ void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& 
 }
 
 Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  const auto lock = mpi::Context::get().lock();
+  std::unique_lock<std::recursive_mutex> lock;
+  if (!mpi::Context::get().multithreaded()) lock = mpi::Context::get().lock();  // as bcast_long_way()
   return mpi::ibcast(mpi::reserve(comm), buffer, root, options);
 }
 
