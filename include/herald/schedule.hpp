@@ -39,6 +39,9 @@ struct Problem {
   std::size_t bytes = 0;
   Parameters parameters{};
   NodeLayout layout{};
+  // The ranks of each node of `layout` share memory through which an executor carries the stage within the
+  // node of algorithms that allow it (AlgorithmInfo::node_memory): their cost says so, and so do their plans.
+  bool node_memory = false;
   friend bool operator==(const Problem&, const Problem&) = default;
 };
 

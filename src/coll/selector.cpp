@@ -22,7 +22,7 @@ double link_load(const AlgorithmInfo& a, const Problem& problem) {
   if (nodes.nodes() == 1) return 1.0;
   const int P = problem.ranks;
   if (P > 2048) {
-    if (a.name == "node_pipeline") return 1.0;
+    if (a.name == "node_pipeline" || a.name == "node_shared") return 1.0;
     if (a.name == "hierarchical") return std::ceil(std::log2(static_cast<double>(nodes.nodes())));
     return nodes.largest_node();
   }

@@ -158,23 +158,32 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   last_key_ = key;
   if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
   const Context& context = Context::get();
-  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_};
+  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_,
+                  .node_memory = key.node_memory};
   const AlgorithmInfo* algorithm = key.algorithm;
   if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
     const Choice choice = choose_algorithm(problem, context.cost_model(), &loads_);
     algorithm = choice.algorithm;
     problem.parameters = choice.parameters;
   }
-  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.message_limit(), key.node_memory);
+  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.message_limit());
   if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
   plans_.emplace(key, plan);
   return last_plan_ = std::move(plan);
 }
 
+bool CommState::node_memory_expected() const noexcept {
+#ifdef SMPI_H
+  return false;
+#else
+  return !memory_opened_ && layout_.largest_node() >= 2;
+#endif
+}
+
 void CommState::open_node_memory(const std::function<void(MPI_Request&)>& wait) {
   if (memory_opened_) return;
 #ifndef SMPI_H  // simulated hosts share no memory worth modelling: the steps stay messages there
-  memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait);
+  memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, memory_everywhere_);
 #endif
   memory_opened_ = true;
 }

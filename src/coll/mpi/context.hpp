@@ -34,7 +34,9 @@ struct PlanKey {
   int root;
   std::size_t bytes;
   Parameters parameters;
-  bool node_memory = false;  // the communicator's node memory is open (CommState::node_memory())
+  // Priced and planned with node memory: it is open (CommState::node_memory()), or a blocking call expects
+  // to open it (CommState::node_memory_expected()).
+  bool node_memory = false;
   friend bool operator==(const PlanKey&, const PlanKey&) = default;
 };
 
@@ -74,9 +76,13 @@ class CommState {
   int next_tag() noexcept { return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_)); }
   // The compiled plan for this shape ("auto" resolved), built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
-  // This rank's node ring, once opened; nullptr before, or where the node cannot have one.
+  // This rank's node ring, once opened; nullptr before, or where this rank is alone on its node.
   NodeMemory* node_memory() const noexcept { return memory_.get(); }
+  // Every node of two ranks or more has its ring open: the same on every rank.
+  bool node_memory_open() const noexcept { return memory_everywhere_; }
   bool node_memory_opened() const noexcept { return memory_opened_; }
+  // Not tried yet, on real hosts, and some node holds two ranks or more: a blocking call may count on it.
+  bool node_memory_expected() const noexcept;
   // Opens it: collective, so only where every member is in the same blocking call (the first blocking
   // broadcast whose algorithm can use it). `wait` completes a request while other broadcasts move.
   void open_node_memory(const std::function<void(MPI_Request&)>& wait);
@@ -101,6 +107,7 @@ class CommState {
   std::shared_ptr<Plan> last_plan_;
   std::unique_ptr<NodeMemory> memory_;
   bool memory_opened_ = false;
+  bool memory_everywhere_ = false;
 };
 
 // MPI error codes made for herald's messages (errors.hpp): one per distinct message, up to a cap.

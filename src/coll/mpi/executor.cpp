@@ -333,7 +333,8 @@ struct Call {
 
 // Checks what is the same on every rank of a correct program (root, algorithm, settings), so that a refusal
 // here is a refusal everywhere.
-Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options) {
+// `blocking`: a blocking call, which may open the communicator's node memory (open_node_memory()).
+Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options, bool blocking) {
   const int ranks = slot.state->size();
   if (root < 0 || root >= ranks)
     throw Error(Errc::invalid_root,
@@ -344,10 +345,13 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   call.key.root = root;
   call.key.bytes = bytes;
   call.key.parameters = merge(options.parameters, context.parameters());
-  call.key.node_memory = slot.state->node_memory() != nullptr;
   // Nodes hold consecutive ranks of MPI_COMM_WORLD (the launchers' default placement).
   if (call.key.parameters.node_size == 0 && slot.state->world_shaped())
     call.key.parameters.node_size = context.job_node_size();
+  // Node memory holds the nodes the communicator's layout gives; a node size set by hand names others.
+  const mpi::CommState& state = *slot.state;
+  call.key.node_memory = call.key.parameters.node_size == 0 &&
+                         (state.node_memory_open() || (blocking && state.node_memory_expected()));
   if (!call.key.algorithm && !call.native) {
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
     // rank decides alike), else the cost model, in CommState::plan().
@@ -419,7 +423,7 @@ void open_node_memory(std::unique_lock<std::recursive_mutex>& lock, const mpi::S
       }
     }
   });
-  call.key.node_memory = slot.state->node_memory() != nullptr;
+  call.key.node_memory = slot.state->node_memory_open() && call.key.parameters.node_size == 0;
 }
 
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
@@ -467,7 +471,7 @@ bool attached(MPI_Comm comm) {
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   Context& context = Context::get();
   auto lock = context.lock();
-  Call call = prepare(slot, buffer.size(), root, options);
+  Call call = prepare(slot, buffer.size(), root, options, true);
   open_node_memory(lock, slot, call, buffer.size());
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return;
@@ -502,7 +506,7 @@ void refused(const Slot& slot, std::size_t bytes, int root, const Options& optio
              bool blocking) {
   auto lock = Context::get().lock();
   try {
-    Call call = prepare(slot, bytes, root, options);
+    Call call = prepare(slot, bytes, root, options, blocking);
     if (blocking) open_node_memory(lock, slot, call, bytes);  // as the other ranks' bcast() does
     stand_in(lock, slot, call, bytes, refusal);
   } catch (const Error&) {
@@ -512,7 +516,7 @@ void refused(const Slot& slot, std::size_t bytes, int root, const Options& optio
 
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   auto lock = Context::get().lock();
-  const Call call = prepare(slot, buffer.size(), root, options);
+  const Call call = prepare(slot, buffer.size(), root, options, false);
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return Request();
   std::unique_ptr<Request::State> run = start(slot, call, buffer);
@@ -641,7 +645,7 @@ std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t
   context.check_settings();
   std::shared_ptr<mpi::CommState> state = context.state(comm);
   if (state->size() == 1 || bytes == 0) return resolve_algorithm(options, state->size(), bytes);
-  const Call call = prepare({state, 0}, bytes, root, options);  // the same decision as a call's
+  const Call call = prepare({state, 0}, bytes, root, options, true);  // the same decision as a call's
   if (call.native) return "native";
   return std::string(state->plan(call.key)->algorithm->name);
 }

@@ -46,7 +46,7 @@ NodeMemory::NodeMemory(void* base, int readers) noexcept
 NodeMemory::~NodeMemory() { ::munmap(base_, mapped_bytes()); }
 
 std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& layout, int rank, std::uint64_t host,
-                                             const std::function<void(MPI_Request&)>& wait) {
+                                             const std::function<void(MPI_Request&)>& wait, bool& everywhere) {
   const int size = layout.ranks();
   const std::span<const int> members = layout.members(layout.node_of(rank));
   const int creator = members.front();
@@ -87,11 +87,11 @@ std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& la
   HERALD_MPI(PMPI_Iallgather(&mapped, 1, MPI_INT, everyone.data(), 1, MPI_INT, comm, &request));
   wait(request);
 
-  // 3. Every rank of the node has mapped it (or none will use it): the name can go.
+  // 3. Every rank has mapped its node's segment (or none will use one): the names can go.
   if (rank == creator && mine.made) ::shm_unlink(name.c_str());
-  bool all = !alone;
-  for (int r : members) all = all && everyone[static_cast<std::size_t>(r)] == 1;
-  if (!all) {
+  everywhere = layout.largest_node() >= 2;
+  for (int r = 0; r < size; ++r) everywhere = everywhere && everyone[static_cast<std::size_t>(r)] == 1;
+  if (alone || !everywhere) {
     if (base) ::munmap(base, mapped_bytes());
     return nullptr;
   }

@@ -31,10 +31,12 @@ class NodeMemory {
 
   // Collective over `comm`, whose ranks sit on the nodes of `layout`; every member must make the call.
   // `wait` completes a request (polling, so that other broadcasts keep moving). Gives this rank its node's
-  // ring, or nullptr where the node has one rank or its ranks cannot share memory (they are on different
-  // hosts, or the system refuses): the same answer on every rank of a node.
+  // ring where every node of two ranks or more has one (`everywhere`), else nullptr (a node's ranks are on
+  // different hosts, or the system refuses). `everywhere` is the same on every rank, as "auto" must decide
+  // alike everywhere; it is false where no node holds two ranks. A rank alone on its node gets nullptr:
+  // its plans have no steps within the node.
   static std::unique_ptr<NodeMemory> open(MPI_Comm comm, const NodeLayout& layout, int rank, std::uint64_t host,
-                                          const std::function<void(MPI_Request&)>& wait);
+                                          const std::function<void(MPI_Request&)>& wait, bool& everywhere);
   ~NodeMemory();
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;

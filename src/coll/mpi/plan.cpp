@@ -25,13 +25,13 @@ bool tree_step(const Program& program) {
 
 }  // namespace
 
-Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit, bool node_memory)
+Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit)
     : algorithm(&a),
       problem(with_defaults(a, p)),
       program(make_program(a, problem, rank, limit)),
       dataflow(program, rank == problem.root, problem.bytes, rank) {
   // The ring holds the nodes the communicator's layout gives; a node size set by hand names others.
-  if (node_memory && a.node_memory && problem.parameters.node_size == 0) {
+  if (problem.node_memory && a.node_memory && problem.parameters.node_size == 0) {
     node = lower_to_node_memory(program, problem.layout, rank, NodeMemory::slot_bytes);
     sends = node.sends;
     recvs = node.recvs;

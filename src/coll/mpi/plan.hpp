@@ -23,9 +23,9 @@ struct Buffers {
 };
 
 struct Plan {
-  // With `node_memory`, this rank's node shares a ring (NodeMemory) and its steps within the node go
+  // With problem.node_memory, this rank's node shares a ring (NodeMemory) and its steps within the node go
   // through it where the algorithm allows (AlgorithmInfo::node_memory).
-  Plan(const AlgorithmInfo& algorithm, const Problem& problem, int rank, std::size_t limit, bool node_memory = false);
+  Plan(const AlgorithmInfo& algorithm, const Problem& problem, int rank, std::size_t limit);
 
   const AlgorithmInfo* algorithm;
   Problem problem;  // with defaults applied

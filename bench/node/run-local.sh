@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The node path on this machine: node_shared (its stage within the node through node memory) against the
+# installed MPI_Bcast, interleaved in one launch (herald-bcast-bench: median of the repetitions, ratio to
+# MPI_Bcast), 64 KiB to 64 MiB, blocking calls, every rank on one node. Also auto, to show what it runs.
+# Writes <out>/node_local_<mpi>_p<P>.{txt,csv} and prints the ratios and their geometric mean.
+#
+#   bench/node/run-local.sh [--ranks "2 4"] [--build DIR] [--out DIR]
+#
+# The MPI is the build's: a build configured with -DMPI_EXECUTABLE_SUFFIX=.mpich measures MPICH. More
+# ranks than cores are oversubscribed: those figures are reported without a target.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ranks="2 4" build=$repo/build out=$repo/bench/node/results
+die() { echo "run-local.sh: $*" >&2; exit 2; }
+source "$repo/bench/options.sh"
+parse_options "ranks build out" "$@"
+
+cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
+mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+[[ -n $mpiexec ]] || mpiexec=mpiexec
+if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; else mpi=mpich; fi
+export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+mkdir -p "$out"
+sizes=64K,128K,256K,512K,1M,2M,4M,8M,16M,32M,64M
+for p in $ranks; do
+  flags=(-n "$p")
+  if [[ $mpi == openmpi ]]; then
+    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
+    ((p > $(nproc))) && flags+=(--oversubscribe)
+  fi
+  {
+    echo "# bench/node/run-local.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
+    timeout 1800 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" \
+      --algorithms node_shared,auto,native --sizes "$sizes" --repetitions 9 --csv "$out/node_local_${mpi}_p$p.csv"
+  } >"$out/node_local_${mpi}_p$p.txt"
+  python3 - "$out/node_local_${mpi}_p$p.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(f"{sys.argv[1]}: bytes, MPI_Bcast us, node_shared us, node_shared / MPI_Bcast, auto / MPI_Bcast (auto's pick)")
+ratios = []
+for b in sorted({int(r["bytes"]) for r in rows}):
+    at = {r["algorithm"]: r for r in rows if int(r["bytes"]) == b}
+    ratio = float(at["node_shared"]["ratio_to_native"])
+    ratios.append(ratio)
+    print(f"  {b:>9}  {float(at['native']['median_us']):10.2f}  {float(at['node_shared']['median_us']):10.2f}"
+          f"  {ratio:.3f}  {float(at['auto']['ratio_to_native']):.3f} ({at['auto']['resolved']})")
+print(f"  geometric mean of node_shared / MPI_Bcast: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}")
+PY
+done
