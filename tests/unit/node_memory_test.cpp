@@ -8,22 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "node_layouts.hpp"
+
 #include <string>
 #include <vector>
 
 namespace herald {
 namespace {
-
-std::vector<std::pair<std::string, NodeLayout>> layouts(int ranks, int k) {
-  std::vector<std::pair<std::string, NodeLayout>> out{{"blocks", NodeLayout::blocks(ranks, k)},
-                                                      {"cyclic", NodeLayout::cyclic(ranks, k)}};
-  if (ranks > 2) {
-    std::vector<int> uneven(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) uneven[r] = r == ranks - 1 ? (r - 1) / k : r / k;
-    out.emplace_back("uneven", NodeLayout(uneven));
-  }
-  return out;
-}
 
 struct Carried {
   NodeStep::Op op;
@@ -98,7 +89,7 @@ void check_node(const Problem& p, const NodeLayout& layout, int node, std::size_
 TEST(NodeMemory, WriterAndReadersAgreeOnEveryNode) {
   for (int ranks = 1; ranks <= 40; ranks += ranks < 12 ? 1 : 7)
     for (int k : {1, 2, 3, 5, 8, 33})
-      for (const auto& [name, layout] : layouts(ranks, k))
+      for (const auto& [name, layout] : test_layouts(ranks, k))
         for (int root = 0; root < ranks; root += ranks <= 12 ? 1 : ranks / 4)
           for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{5000}, std::size_t{70001}})
             for (std::size_t segment : {std::size_t{1000}, std::size_t{65536}})

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "node_layouts.hpp"
+
 #include <string>
 #include <vector>
 
@@ -15,23 +17,11 @@ namespace {
 const AlgorithmInfo& algorithm() { return find_algorithm("node_pipeline"); }
 const char* const node_aware[] = {"node_pipeline", "node_shared"};
 
-// Blocks of k, cyclic over k nodes, and blocks of k with the last node one rank short.
-std::vector<std::pair<std::string, NodeLayout>> layouts(int ranks, int k) {
-  std::vector<std::pair<std::string, NodeLayout>> out{{"blocks", NodeLayout::blocks(ranks, k)},
-                                                      {"cyclic", NodeLayout::cyclic(ranks, k)}};
-  if (ranks > 2) {
-    std::vector<int> uneven(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) uneven[r] = r == ranks - 1 ? (r - 1) / k : r / k;
-    out.emplace_back("uneven", NodeLayout(uneven));
-  }
-  return out;
-}
-
 TEST(NodePipeline, DeliversForEveryPlacementAndRoot) {
   for (const char* name_of_algorithm : node_aware)
   for (int ranks = 1; ranks <= 130; ranks += ranks < 20 ? 1 : 11)
     for (int k : {1, 2, 3, 4, 5, 8, 16, 33})
-      for (const auto& [name, layout] : layouts(ranks, k))
+      for (const auto& [name, layout] : test_layouts(ranks, k))
         for (int root = 0; root < ranks; root += ranks <= 20 ? 1 : ranks / 5)
           for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{5000}, std::size_t{70001}}) {
             const Problem p{.ranks = ranks, .root = root, .bytes = bytes, .parameters = {.segment = 4096},
@@ -58,7 +48,7 @@ TEST(NodePipeline, OnlyLeadersCrossAndEachByteEntersEachNodeOnce) {
   for (const char* algorithm_name : node_aware)
   for (int ranks : {2, 7, 16, 33})
     for (int k : {2, 4, 8})
-      for (const auto& [name, layout] : layouts(ranks, k))
+      for (const auto& [name, layout] : test_layouts(ranks, k))
         for (int root : {0, ranks - 1}) {
           const std::size_t bytes = 10000;
           const Problem p{.ranks = ranks, .root = root, .bytes = bytes, .parameters = {.segment = 1000},
