@@ -40,7 +40,7 @@ void* map(const std::string& name, std::size_t bytes, bool create) {
 
 NodeMemory::NodeMemory(void* base, int readers) noexcept
     : base_(base), controls_(static_cast<Slot*>(base)), readers_(readers) {
-  static_assert(sizeof(Slot) * slots <= data_offset, "the slots' control words fit before their bytes");
+  static_assert(sizeof(Slot) <= 128 && sizeof(Slot) * slots <= data_offset, "the slots' control words fit before their bytes");
 }
 
 NodeMemory::~NodeMemory() { ::munmap(base_, mapped_bytes()); }

@@ -64,7 +64,8 @@ class NodeMemory {
   };
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the ring's counters must work across processes");
   static constexpr std::uint64_t refused_length = ~std::uint64_t{0};
-  static constexpr std::size_t data_offset = 4096;  // slots' control words first, then their bytes, page-aligned
+  // The slots' control words first, then their bytes, page-aligned.
+  static constexpr std::size_t data_offset = (slots * 128 + 4095) / 4096 * 4096;
   static std::size_t mapped_bytes() noexcept { return data_offset + slots * slot_bytes; }
 
   NodeMemory(void* base, int readers) noexcept;
