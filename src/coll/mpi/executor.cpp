@@ -97,6 +97,8 @@ class Outcome {
 };
 
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
+  static constexpr int spins_before_yield = 100;
+
  public:
   // With `refused`, this rank plays its part without data: see stand_in().
   ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag,
@@ -141,8 +143,13 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     if (done_) return;
     mpi::Context& context = mpi::Context::get();
     if (context.others_in_flight(this) || memory_) {
-      // Other broadcasts need forwarding too, or node memory must be watched: poll rather than block.
-      while (!test()) context.forward_all();
+      // Other broadcasts need forwarding too, or node memory must be watched: poll rather than block. A
+      // long wait lets other processes run: with more ranks than cores the one this rank waits for may be
+      // waiting for a core.
+      for (int polls = 0; !test(); ++polls) {
+        context.forward_all();
+        if (polls >= spins_before_yield) std::this_thread::yield();
+      }
       return;
     }
     advance(true);
