@@ -15,6 +15,10 @@
 
 namespace herald {
 
+// The bytes of one slot of a node's ring: the largest piece a put or get carries, whatever the segment.
+// Small enough that the slots in use stay in the cache while the writer fills one and readers empty others.
+inline constexpr std::size_t node_memory_slot_bytes = 64 * 1024;
+
 struct NodeStep {
   enum class Op : std::uint8_t { put, get };
   Op op = Op::put;

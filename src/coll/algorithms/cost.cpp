@@ -12,6 +12,8 @@
 #include "algorithms.hpp"
 #include "nodes.hpp"
 
+#include <herald/node_memory.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -196,18 +198,21 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
 }
 
 // As messages (a fan-out from each leader), or where the node's ranks share memory, through it
-// (node_memory.hpp): each segment is copied once into the ring by the leader, which stretches its interval
-// in the pipeline among nodes, and once out by every reader at the same time. A copy is priced at a
-// quarter of a message's bytes within the node and a fixed cost of its own; measured on one node at 2 and
-// 4 ranks, node_shared runs in 0.2-0.4 of the MPI's own broadcast from 64 KiB (docs/benchmarks.md).
+// (node_memory.hpp): each piece of a ring slot is copied once into the ring by the leader, which stretches
+// its interval in the pipeline among nodes, and once out by every reader at the same time. A copy is priced
+// at a quarter of a message's bytes within the node and a fixed cost of its own; measured on one node at 2
+// and 4 ranks, node_shared runs in 0.2-0.4 of the MPI's own broadcast from 64 KiB (docs/benchmarks.md).
+// Pieces are at most a slot whatever the segment, so on one node the segment changes nothing.
 double node_shared_cost(const Problem& p, const CostModel& m) {
   if (!p.node_memory) return node_stages_cost(p, m, chain_cost, true);
   constexpr double copy_alpha = 2.5e-7;
   const Nodes nodes(p);
   const double copy_beta = m.within_node().beta / 4;
   const Pipeline s = pipeline(p);
-  const double copy = copy_alpha + s.bytes * copy_beta;
-  const double within = nodes.largest() == 1 ? 0.0 : s.count * copy + copy;
+  const double piece = std::min(s.bytes, static_cast<double>(node_memory_slot_bytes));
+  const double pieces = std::ceil(static_cast<double>(p.bytes) / piece);
+  const double copy = copy_alpha + piece * copy_beta;
+  const double within = nodes.largest() == 1 ? 0.0 : pieces * copy + copy;
   if (nodes.count() == 1) return within;
   const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
   return chain_cost(leaders, m) + within;

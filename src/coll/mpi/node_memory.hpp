@@ -12,7 +12,7 @@
 // MPI_Win_free is collective, and herald frees a communicator's state wherever its last broadcast ends.
 #pragma once
 
-#include <herald/schedule.hpp>
+#include <herald/node_memory.hpp>
 
 #include <mpi.h>
 
@@ -26,7 +26,7 @@ namespace herald::mpi {
 
 class NodeMemory {
  public:
-  static constexpr std::size_t slot_bytes = 256 * 1024;
+  static constexpr std::size_t slot_bytes = node_memory_slot_bytes;
   static constexpr std::size_t slots = 16;
 
   // Collective over `comm`, whose ranks sit on the nodes of `layout`; every member must make the call.
