@@ -2,7 +2,9 @@
 # The node path on this machine: node_shared (its stage within the node through node memory) against the
 # installed MPI_Bcast, interleaved in one launch (herald-bcast-bench: median of the repetitions, ratio to
 # MPI_Bcast), 64 KiB to 64 MiB, blocking calls, every rank on one node. Also auto, to show what it runs.
-# Writes <out>/node_local_<mpi>_p<P>.{txt,csv} and prints the ratios and their geometric mean.
+# Writes <out>/node_local_<mpi>_p<P>.{txt,csv} and prints the ratios and their geometric mean. A second
+# launch times one broadcast per sample (51 samples, each after a barrier), so that no call overlaps the
+# next: <out>/node_local_single_<mpi>_p<P>.{txt,csv}.
 #
 #   bench/node/run-local.sh [--ranks "2 4"] [--build DIR] [--out DIR]
 #
@@ -23,18 +25,8 @@ if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; 
 export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
 mkdir -p "$out"
 sizes=64K,128K,256K,512K,1M,2M,4M,8M,16M,32M,64M
-for p in $ranks; do
-  flags=(-n "$p")
-  if [[ $mpi == openmpi ]]; then
-    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
-    ((p > $(nproc))) && flags+=(--oversubscribe)
-  fi
-  {
-    echo "# bench/node/run-local.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
-    timeout 1800 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" \
-      --algorithms node_shared,auto,native --sizes "$sizes" --repetitions 9 --csv "$out/node_local_${mpi}_p$p.csv"
-  } >"$out/node_local_${mpi}_p$p.txt"
-  python3 - "$out/node_local_${mpi}_p$p.csv" <<'PY'
+report() {
+  python3 - "$1" <<'PY'
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 print(f"{sys.argv[1]}: bytes, MPI_Bcast us, node_shared us, node_shared / MPI_Bcast, auto / MPI_Bcast (auto's pick)")
@@ -47,4 +39,24 @@ for b in sorted({int(r["bytes"]) for r in rows}):
           f"  {ratio:.3f}  {float(at['auto']['ratio_to_native']):.3f} ({at['auto']['resolved']})")
 print(f"  geometric mean of node_shared / MPI_Bcast: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}")
 PY
+}
+for p in $ranks; do
+  flags=(-n "$p")
+  if [[ $mpi == openmpi ]]; then
+    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
+    ((p > $(nproc))) && flags+=(--oversubscribe)
+  fi
+  for mode in back-to-back single; do
+    name=node_local_${mpi}_p$p timing=(--repetitions 9)
+    if [[ $mode == single ]]; then
+      name=node_local_single_${mpi}_p$p
+      timing=(--repetitions 51 --iterations 1 --min-iterations 1 --time-budget 0 --warmup 5)
+    fi
+    {
+      echo "# bench/node/run-local.sh --ranks $p, $mode (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
+      timeout 1800 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" \
+        --algorithms node_shared,auto,native --sizes "$sizes" "${timing[@]}" --csv "$out/$name.csv"
+    } >"$out/$name.txt"
+    report "$out/$name.csv"
+  done
 done
