@@ -202,9 +202,10 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     if (carry_some()) return true;
     // Waiting on memory makes no MPI call, yet the program's own nonblocking operations must progress while
     // this rank waits here (MPI's progress rule; a peer may wait for them before it writes what this rank
-    // reads): a probe of a communicator no message uses drives the MPI library's progress.
+    // reads): a probe drives the MPI library's progress, consuming nothing. It probes herald's duplicate:
+    // MPICH's progress did not move for a probe of MPI_COMM_SELF (tests/mpi/dropin/nbc_mix.c hung).
     int flag = 0;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, mpi::Context::get().self(), &flag, MPI_STATUS_IGNORE);
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, state_->comm(), &flag, MPI_STATUS_IGNORE);
     return false;
   }
 
