@@ -180,7 +180,7 @@ bool CommState::node_memory_expected() const noexcept {
 #endif
 }
 
-void CommState::open_node_memory(const std::function<void(MPI_Request&)>& wait) {
+void CommState::open_node_memory([[maybe_unused]] const std::function<void(MPI_Request&)>& wait) {
   if (memory_opened_) return;
 #ifndef SMPI_H  // simulated hosts share no memory worth modelling: the steps stay messages there
   memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, memory_everywhere_);
