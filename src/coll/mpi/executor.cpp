@@ -113,7 +113,8 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     // The call's place in the node's ring, taken now: calls take it in the order they are made.
     if (!plan_->node.node.empty()) {
       memory_ = state_->node_memory();
-      first_position_ = memory_->reserve(plan_->node.positions);
+      place_ = {.first = memory_->reserve(plan_->node.positions), .count = plan_->node.positions,
+                .bytes = plan_->problem.bytes};
     }
     if (!advance(false)) mpi::Context::get().enroll(this);
   }
@@ -211,19 +212,38 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
   bool carry_some() {
     const std::vector<NodeStep>& steps = plan_->node.node;
+    if (skip_to_ != 0) return skip();
     for (; next_carried_ < steps.size(); ++next_carried_) {
       const NodeStep& n = steps[next_carried_];
-      const std::uint64_t position = first_position_ + n.position;
+      const std::uint64_t position = place_.first + n.position;
       if (n.op == NodeStep::Op::put) {
         for (std::uint32_t d : plan_->dataflow.waits_for(n.step))
           if (!complete(d, false)) return false;
-        if (!memory_->put(position, base_, n.range, plan_->problem.bytes, outcome_.good())) return false;
+        if (!memory_->put(position, base_, n.range, place_, outcome_.good())) return false;
       } else {
-        const mpi::NodeMemory::Got got = memory_->get(position, base_, n.range, plan_->problem.bytes);
+        mpi::NodeMemory::Place writer;
+        const mpi::NodeMemory::Got got = memory_->get(position, base_, n.range, place_, writer);
         if (got == mpi::NodeMemory::Got::not_yet) return false;
         outcome_.got(got, plan_->node.writer, n.range.length);
+        if (writer != place_) {
+          // The writer's call is not this rank's (the ranks passed different counts): take exactly the
+          // writer's positions, no more and no fewer, so that neither waits for ever and later calls
+          // find the ring in step.
+          skip_to_ = writer.end();
+          next_skipped_ = position + 1;
+          memory_->resync(place_.end(), skip_to_);
+          return skip();
+        }
       }
     }
+    return true;
+  }
+
+  // Counts the reads of the writer's positions left after a mismatch, without copying them.
+  bool skip() {
+    for (; next_skipped_ < skip_to_; ++next_skipped_)
+      if (!memory_->discard(next_skipped_)) return false;
+    next_carried_ = plan_->node.node.size();
     return true;
   }
 
@@ -289,8 +309,9 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   SendWindow window_;
   Outcome outcome_;
   mpi::NodeMemory* memory_ = nullptr;  // the state keeps it
-  std::uint64_t first_position_ = 0;
+  mpi::NodeMemory::Place place_;       // this call's positions in the ring
   std::size_t next_carried_ = 0;
+  std::uint64_t skip_to_ = 0, next_skipped_ = 0;  // after a mismatch: the writer's positions left to count
   bool started_ = false;
   std::size_t next_send_ = 0;
   std::size_t next_complete_ = 0;

@@ -98,30 +98,43 @@ std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& la
   return std::unique_ptr<NodeMemory>(new NodeMemory(base, static_cast<int>(members.size()) - 1));
 }
 
-bool NodeMemory::put(std::uint64_t position, const std::byte* from, ByteRange range, std::size_t call_bytes,
+bool NodeMemory::put(std::uint64_t position, const std::byte* from, ByteRange range, const Place& place,
                      bool good) noexcept {
   Slot& s = slot(position);
   if (s.released.load(std::memory_order_acquire) < position / slots * static_cast<std::uint64_t>(readers_)) return false;
   if (good) std::memcpy(bytes(position), from + range.offset, range.length);
-  s.call_bytes = call_bytes;
+  s.call_bytes = place.bytes;
+  s.call_first = place.first;
+  s.call_count = place.count;
   s.offset = range.offset;
   s.length = good ? range.length : refused_length;
   s.written.store(position + 1, std::memory_order_release);
   return true;
 }
 
-NodeMemory::Got NodeMemory::get(std::uint64_t position, std::byte* into, ByteRange range, std::size_t call_bytes) noexcept {
+NodeMemory::Got NodeMemory::get(std::uint64_t position, std::byte* into, ByteRange range, const Place& place,
+                                Place& writer) noexcept {
   Slot& s = slot(position);
   if (s.written.load(std::memory_order_acquire) != position + 1) return Got::not_yet;
+  writer = {.first = s.call_first, .count = s.call_count, .bytes = s.call_bytes};
   Got got = Got::good;
-  if (s.length == refused_length)
+  if (writer != place)
+    got = Got::mismatch;
+  else if (s.length == refused_length)
     got = Got::refused;
-  else if (s.call_bytes != call_bytes || s.offset != range.offset || s.length != range.length)
+  else if (s.offset != range.offset || s.length != range.length)
     got = Got::mismatch;
   else
     std::memcpy(into + range.offset, bytes(position), range.length);
   s.released.fetch_add(1, std::memory_order_acq_rel);
   return got;
+}
+
+bool NodeMemory::discard(std::uint64_t position) noexcept {
+  Slot& s = slot(position);
+  if (s.written.load(std::memory_order_acquire) != position + 1) return false;
+  s.released.fetch_add(1, std::memory_order_acq_rel);
+  return true;
 }
 
 }  // namespace herald::mpi

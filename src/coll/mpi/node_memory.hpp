@@ -47,19 +47,35 @@ class NodeMemory {
     next_ += count;
     return first;
   }
-  // Fills position `position` with `range` of a `call_bytes`-byte broadcast from `from` (the buffer's
-  // start); with `good` false, only marks it refused (the writer's data is known to be wrong). False
-  // while the slot is still being read.
-  bool put(std::uint64_t position, const std::byte* from, ByteRange range, std::size_t call_bytes, bool good) noexcept;
+  // A call's place in the ring, as its rank sees it: its positions and its size.
+  struct Place {
+    std::uint64_t first = 0, count = 0;
+    std::size_t bytes = 0;
+    std::uint64_t end() const noexcept { return first + count; }
+    friend bool operator==(const Place&, const Place&) = default;
+  };
+  // Fills position `position` with `range` of the call at `place` from `from` (the buffer's start); with
+  // `good` false, only marks it refused (the writer's data is known to be wrong). False while the slot is
+  // still being read.
+  bool put(std::uint64_t position, const std::byte* from, ByteRange range, const Place& place, bool good) noexcept;
   enum class Got { not_yet, good, refused, mismatch };
-  // Copies position `position` into `into` (the buffer's start) if it holds `range` of a `call_bytes`-byte
-  // broadcast; counts the read whatever it found, so that the writer moves on.
-  Got get(std::uint64_t position, std::byte* into, ByteRange range, std::size_t call_bytes) noexcept;
+  // Copies position `position` into `into` (the buffer's start) if it holds `range` of the call at
+  // `place`; counts the read whatever it found, so that the writer moves on. On a mismatch (the ranks
+  // passed different counts) `writer` says where the writer's call lies.
+  Got get(std::uint64_t position, std::byte* into, ByteRange range, const Place& place, Place& writer) noexcept;
+  // Counts a read of `position` without copying it, once it is written: false until then.
+  bool discard(std::uint64_t position) noexcept;
+  // After a mismatch: the call this rank placed up to `mine` took the ring up to `actual`, the writer's end.
+  // Later calls then start where the writer's do, if no call of this rank has taken positions since.
+  void resync(std::uint64_t mine, std::uint64_t actual) noexcept {
+    if (next_ == mine) next_ = actual;
+  }
 
  private:
   struct Slot {
     alignas(64) std::atomic<std::uint64_t> written;  // position + 1
-    std::uint64_t call_bytes, offset, length;          // what it holds, set before `written`
+    std::uint64_t call_bytes, call_first, call_count;  // the call it belongs to, set before `written`
+    std::uint64_t offset, length;                      // what it holds, likewise
     alignas(64) std::atomic<std::uint64_t> released;  // reads completed, all uses together
   };
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the ring's counters must work across processes");
