@@ -301,12 +301,12 @@ TEST(Bcast, RepeatedPassThroughChecksTheBufferAndForgetsFreedCommunicators) {
   }
 }
 
-// node_shared carries the stage within a node through node memory, opened at the communicator's first
-// blocking node_shared call; before it, its nonblocking calls run as messages. Broadcasts larger than the
-// ring wrap it; several in flight from different roots, with another algorithm among them, take it in
-// turn whatever order ranks wait in. A freed communicator's memory goes with it, leaving no name behind.
-// (Under HERALD_EMULATE_NODES each emulated node has a ring of its own.)
-TEST(NodeShared, NonblockingBeforeAndAfterTheRingOpensAndAcrossItsEnd) {
+// node_shared carries the stage within a node through node memory, made with the communicator's state.
+// Nonblocking and blocking calls share it; broadcasts larger than the ring wrap it; several in flight from
+// different roots, with another algorithm among them, take it in turn whatever order ranks wait in. A
+// freed communicator's memory goes with it, leaving no name behind. (Under HERALD_EMULATE_NODES each
+// emulated node has a ring of its own.)
+TEST(NodeShared, NonblockingAndBlockingAcrossTheRingsEnd) {
   const int P = size_of(), me = rank_of(), last = P - 1;
   const Options shared{.algorithm = "node_shared"};
   for (int round = 0; round < 2; ++round) {
@@ -315,7 +315,7 @@ TEST(NodeShared, NonblockingBeforeAndAfterTheRingOpensAndAcrossItsEnd) {
     std::vector<std::byte> early(100003);
     if (me == last) fill(early, last, 800 + round);
     ibcast(early, last, comm, shared).wait();
-    EXPECT_TRUE(everywhere(first_wrong(early, last, 800 + round) < 0)) << "before the ring opens";
+    EXPECT_TRUE(everywhere(first_wrong(early, last, 800 + round) < 0)) << "nonblocking, the first call";
 
     std::vector<std::byte> wide((std::size_t{5} << 20) + 3);  // more than the ring holds
     if (me == 0) fill(wide, 0, 810 + round);
@@ -350,8 +350,8 @@ TEST(NodeShared, NonblockingBeforeAndAfterTheRingOpensAndAcrossItsEnd) {
     EXPECT_NE(entry.path().filename().string().rfind(prefix, 0), 0u) << entry.path() << " left behind";
 }
 
-// A rank that refuses the first node_shared call (a null buffer) still opens the ring with the others,
-// plays its part without data, and the next call works everywhere.
+// A rank that refuses the first node_shared call on a communicator (a null buffer) plays its part in the
+// ring without data, and the next call works everywhere.
 TEST(NodeShared, ARefusalOnOneRankLeavesTheRingInStep) {
   const int P = size_of(), me = rank_of();
   if (P < 2) GTEST_SKIP() << "needs two ranks";

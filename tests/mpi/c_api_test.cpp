@@ -57,7 +57,7 @@ TEST(CApi, DerivedDatatypeIsPackedAndUnpacked) {
 }
 
 // A derived type through node memory: 3 MiB of every other double, more than the ring holds, on a
-// communicator of its own so that the call opens the ring.
+// communicator of its own, by its first call and by a later one.
 TEST(CApi, DerivedDatatypeThroughNodeMemory) {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -69,7 +69,7 @@ TEST(CApi, DerivedDatatypeThroughNodeMemory) {
   std::vector<double> values(2 * n, -1.0);
   if (rank_of() == root)
     for (int i = 0; i < 2 * n; ++i) values[i] = i;
-  for (int call = 0; call < 2; ++call) {  // the first opens the ring, the second uses it
+  for (int call = 0; call < 2; ++call) {
     ASSERT_EQ(herald_bcast_algorithm(values.data(), 1, every_other, root, comm, "node_shared"), MPI_SUCCESS);
     int wrong = 0;
     for (int i = 0; i < 2 * n; ++i) wrong += values[i] != (i % 2 == 0 || rank_of() == root ? i : -1.0);

@@ -25,8 +25,6 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options);
 // This rank refused a call of `bytes` bytes for `refusal`, a reason found on this rank only (after
 // reserve()): it plays its part without data, so that no rank waits for it, then returns; the caller throws.
-// `blocking`: the others are in bcast(), not ibcast().
-void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal,
-             bool blocking);
+void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal);
 
 }  // namespace herald::mpi

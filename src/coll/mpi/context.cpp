@@ -172,20 +172,11 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   return last_plan_ = std::move(plan);
 }
 
-bool CommState::node_memory_expected() const noexcept {
-#ifdef SMPI_H
-  return false;
-#else
-  return !memory_opened_ && layout_.largest_node() >= 2;
-#endif
-}
-
 void CommState::open_node_memory([[maybe_unused]] const std::function<void(MPI_Request&)>& wait) {
-  if (memory_opened_) return;
 #ifndef SMPI_H  // simulated hosts share no memory worth modelling: the steps stay messages there
-  memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, memory_everywhere_);
+  if (layout_.largest_node() >= 2)
+    memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, memory_everywhere_);
 #endif
-  memory_opened_ = true;
 }
 
 // Out of line: the one instance lives in libherald, whoever includes this header.
@@ -263,14 +254,23 @@ std::shared_ptr<CommState> Context::state(MPI_Comm user) {
   // its other broadcasts owe to ranks that may not have reached the call yet. Under MPI_THREAD_MULTIPLE the
   // lock is let go between polls (callers hold it once there): another thread may be making a state for
   // another communicator, which the peers of this one can reach only after it.
-  while (!(*handle)->ready()) {
+  const auto poll = [this] {
     forward_all();
     if (multithreaded_) {
       mutex_.unlock();
       std::this_thread::yield();
       mutex_.lock();
     }
-  }
+  };
+  while (!(*handle)->ready()) poll();
+  // Node memory is made here too, where every member is: any later call, blocking or not, may use it.
+  (*handle)->open_node_memory([&](MPI_Request& request) {
+    for (int done = 0;;) {
+      HERALD_MPI(PMPI_Test(&request, &done, MPI_STATUS_IGNORE));
+      if (done) return;
+      poll();
+    }
+  });
   HERALD_MPI(MPI_Comm_set_attr(user, keyval_, handle.get()));
   users_.push_back(user);
   last_comm_ = user;

@@ -34,8 +34,7 @@ struct PlanKey {
   int root;
   std::size_t bytes;
   Parameters parameters;
-  // Priced and planned with node memory: it is open (CommState::node_memory()), or a blocking call expects
-  // to open it (CommState::node_memory_expected()).
+  // Priced and planned with node memory: every node's ring is open (CommState::node_memory_open()).
   bool node_memory = false;
   friend bool operator==(const PlanKey&, const PlanKey&) = default;
 };
@@ -76,15 +75,12 @@ class CommState {
   int next_tag() noexcept { return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_)); }
   // The compiled plan for this shape ("auto" resolved), built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
-  // This rank's node ring, once opened; nullptr before, or where this rank is alone on its node.
+  // This rank's node ring; nullptr where this rank is alone on its node or the rings could not be made.
   NodeMemory* node_memory() const noexcept { return memory_.get(); }
   // Every node of two ranks or more has its ring open: the same on every rank.
   bool node_memory_open() const noexcept { return memory_everywhere_; }
-  bool node_memory_opened() const noexcept { return memory_opened_; }
-  // Not tried yet, on real hosts, and some node holds two ranks or more: a blocking call may count on it.
-  bool node_memory_expected() const noexcept;
-  // Opens it: collective, so only where every member is in the same blocking call (the first blocking
-  // broadcast whose algorithm can use it). `wait` completes a request while other broadcasts move.
+  // Makes the rings, once ready(): collective, as the state's making is (Context::state()). `wait`
+  // completes a request while other broadcasts move.
   void open_node_memory(const std::function<void(MPI_Request&)>& wait);
 
  private:
@@ -106,7 +102,6 @@ class CommState {
   PlanKey last_key_{};
   std::shared_ptr<Plan> last_plan_;
   std::unique_ptr<NodeMemory> memory_;
-  bool memory_opened_ = false;
   bool memory_everywhere_ = false;
 };
 

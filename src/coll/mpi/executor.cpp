@@ -362,8 +362,7 @@ struct Call {
 
 // Checks what is the same on every rank of a correct program (root, algorithm, settings), so that a refusal
 // here is a refusal everywhere.
-// `blocking`: a blocking call, which may open the communicator's node memory (open_node_memory()).
-Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options, bool blocking) {
+Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options) {
   const int ranks = slot.state->size();
   if (root < 0 || root >= ranks)
     throw Error(Errc::invalid_root,
@@ -378,9 +377,7 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   if (call.key.parameters.node_size == 0 && slot.state->world_shaped())
     call.key.parameters.node_size = context.job_node_size();
   // Node memory holds the nodes the communicator's layout gives; a node size set by hand names others.
-  const mpi::CommState& state = *slot.state;
-  call.key.node_memory = call.key.parameters.node_size == 0 &&
-                         (state.node_memory_open() || (blocking && state.node_memory_expected()));
+  call.key.node_memory = call.key.parameters.node_size == 0 && slot.state->node_memory_open();
   if (!call.key.algorithm && !call.native) {
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
     // rank decides alike), else the cost model, in CommState::plan().
@@ -431,30 +428,6 @@ std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, s
   return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag);
 }
 
-// The first blocking call whose algorithm can use node memory opens it, on every rank alike (a rank that
-// refuses the call included): every member is in this call, as a collective set-up needs, which a
-// nonblocking call cannot promise. Calls before it carry their steps within the node as messages.
-void open_node_memory(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slot& slot, Call& call,
-                      std::size_t bytes) {
-  if (call.native || slot.state->size() == 1 || bytes == 0 || slot.state->node_memory_opened() ||
-      !slot.state->plan(call.key)->algorithm->node_memory)
-    return;
-  mpi::Context& context = mpi::Context::get();
-  slot.state->open_node_memory([&](MPI_Request& request) {
-    for (int done = 0;;) {
-      HERALD_MPI(PMPI_Test(&request, &done, MPI_STATUS_IGNORE));
-      if (done) return;
-      context.forward_all();
-      if (context.multithreaded()) {  // other threads' broadcasts may need this rank meanwhile
-        lock.unlock();
-        std::this_thread::yield();
-        lock.lock();
-      }
-    }
-  });
-  call.key.node_memory = slot.state->node_memory_open() && call.key.parameters.node_size == 0;
-}
-
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
 void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
   Outcome outcome;
@@ -500,8 +473,7 @@ bool attached(MPI_Comm comm) {
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   Context& context = Context::get();
   auto lock = context.lock();
-  Call call = prepare(slot, buffer.size(), root, options, true);
-  open_node_memory(lock, slot, call, buffer.size());
+  const Call call = prepare(slot, buffer.size(), root, options);
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return;
   if (context.multithreaded()) {
@@ -531,12 +503,10 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
 }
 
-void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal,
-             bool blocking) {
+void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal) {
   auto lock = Context::get().lock();
   try {
-    Call call = prepare(slot, bytes, root, options, blocking);
-    if (blocking) open_node_memory(lock, slot, call, bytes);  // as the other ranks' bcast() does
+    const Call call = prepare(slot, bytes, root, options);
     stand_in(lock, slot, call, bytes, refusal);
   } catch (const Error&) {
     // Refused everywhere alike: no rank waits for this one.
@@ -545,7 +515,7 @@ void refused(const Slot& slot, std::size_t bytes, int root, const Options& optio
 
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   auto lock = Context::get().lock();
-  const Call call = prepare(slot, buffer.size(), root, options, false);
+  const Call call = prepare(slot, buffer.size(), root, options);
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return Request();
   std::unique_ptr<Request::State> run = start(slot, call, buffer);
@@ -674,7 +644,7 @@ std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t
   context.check_settings();
   std::shared_ptr<mpi::CommState> state = context.state(comm);
   if (state->size() == 1 || bytes == 0) return resolve_algorithm(options, state->size(), bytes);
-  const Call call = prepare({state, 0}, bytes, root, options, true);  // the same decision as a call's
+  const Call call = prepare({state, 0}, bytes, root, options);  // the same decision as a call's
   if (call.native) return "native";
   return std::string(state->plan(call.key)->algorithm->name);
 }
