@@ -383,6 +383,28 @@ TEST(NodeShared, ARefusalOnOneRankLeavesTheRingInStep) {
   MPI_Comm_free(&comm);
 }
 
+// A process maps a bounded number of rings (Context::max_rings): communicators beyond it carry node_shared's
+// steps within a node as messages, correctly, and a ring freed with its communicator is there for the next.
+TEST(NodeShared, CommunicatorsBeyondTheRingsAProcessMaps) {
+  const int me = rank_of(), last = size_of() - 1;
+  std::vector<MPI_Comm> comms(20, MPI_COMM_NULL);
+  for (MPI_Comm& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  for (std::size_t k = 0; k < comms.size(); ++k) {
+    std::vector<std::byte> data(200003);
+    if (me == last) fill(data, last, 1100 + k);
+    bcast(data, last, comms[k], {.algorithm = "node_shared"});
+    EXPECT_TRUE(everywhere(first_wrong(data, last, 1100 + k) < 0)) << "communicator " << k;
+  }
+  for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+  MPI_Comm again = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &again);
+  std::vector<std::byte> data(300007);
+  if (me == 0) fill(data, 0, 1200);
+  ibcast(data, 0, again, {.algorithm = "node_shared"}).wait();
+  EXPECT_TRUE(everywhere(first_wrong(data, 0, 1200) < 0));
+  MPI_Comm_free(&again);
+}
+
 // Under MPI_THREAD_MULTIPLE, threads broadcast on communicators of their own at once, each opening its
 // ring while the others' broadcasts run.
 TEST(NodeShared, ThreadsOnTheirOwnCommunicators) {

@@ -98,6 +98,7 @@ CommState::CommState(MPI_Comm user) : user_(user) {
 CommState::~CommState() {
   // Only a failed creation leaves the duplication running; it cannot be freed before it ends.
   if (setup_ != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&setup_, MPI_STATUS_IGNORE);
+  if (memory_) Context::get().give_ring();
 }
 
 namespace {
@@ -174,8 +175,11 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
 
 void CommState::open_node_memory([[maybe_unused]] const std::function<void(MPI_Request&)>& wait) {
 #ifndef SMPI_H  // simulated hosts share no memory worth modelling: the steps stay messages there
-  if (layout_.largest_node() >= 2)
-    memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, memory_everywhere_);
+  if (layout_.largest_node() < 2) return;
+  Context& context = Context::get();
+  const bool allowed = context.take_ring();
+  memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, allowed, memory_everywhere_);
+  if (allowed && !memory_) context.give_ring();
 #endif
 }
 

@@ -196,6 +196,12 @@ class Context {
   // cell, or the cost model's prediction and runners-up. Called on the communicator's rank 0 only.
   void explain(const Problem& problem, const TuningCell* cell);
   std::size_t message_limit() const noexcept { return message_limit_; }
+  // Node rings this process may map at once: each is 1 MiB of /dev/shm per node, which a program making
+  // many communicators would otherwise fill, to its MPI library's cost. Past it, broadcasts on new
+  // communicators carry their steps within a node as messages.
+  static constexpr int max_rings = 16;
+  bool take_ring() noexcept { return rings_ < max_rings ? (++rings_, true) : false; }
+  void give_ring() noexcept { --rings_; }
   const SendWindow& send_window() const noexcept { return window_; }
 
   // The pass-through: where a call goes to the MPI's own broadcast ("native", named or the tuning file's
@@ -245,6 +251,7 @@ class Context {
   std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
   SendWindow window_;
   std::size_t message_limit_;
+  int rings_ = 0;  // node rings mapped (CommState::open_node_memory)
   std::optional<Error> settings_error_;
   ErrorCodes error_codes_;
   Communicator self_;

@@ -46,7 +46,8 @@ NodeMemory::NodeMemory(void* base, int readers) noexcept
 NodeMemory::~NodeMemory() { ::munmap(base_, mapped_bytes()); }
 
 std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& layout, int rank, std::uint64_t host,
-                                             const std::function<void(MPI_Request&)>& wait, bool& everywhere) {
+                                             const std::function<void(MPI_Request&)>& wait, bool allowed,
+                                             bool& everywhere) {
   const int size = layout.ranks();
   const std::span<const int> members = layout.members(layout.node_of(rank));
   const int creator = members.front();
@@ -59,7 +60,7 @@ std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& la
   Record mine{.host = host, .pid = static_cast<std::uint64_t>(::getpid()), .owner = 0, .made = 0};
   void* base = nullptr;
   const std::string name = segment_name(&mine);
-  if (rank == creator && !alone) {
+  if (rank == creator && !alone && allowed) {
     base = map(name, mapped_bytes(), true);
     if (base) {
       for (std::size_t i = 0; i < slots; ++i) new (static_cast<Slot*>(base) + i) Slot{};
@@ -79,7 +80,7 @@ std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& la
     bool one_host = made.made == 1;
     for (int r : members) one_host = one_host && records[static_cast<std::size_t>(r)].host == made.host;
     if (rank != creator)
-      base = one_host ? map("/herald." + std::to_string(made.pid) + "." + std::to_string(made.owner), mapped_bytes(), false)
+      base = one_host && allowed ? map("/herald." + std::to_string(made.pid) + "." + std::to_string(made.owner), mapped_bytes(), false)
                       : nullptr;
     mapped = base != nullptr && one_host;
   }

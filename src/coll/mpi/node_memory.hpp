@@ -34,9 +34,11 @@ class NodeMemory {
   // ring where every node of two ranks or more has one (`everywhere`), else nullptr (a node's ranks are on
   // different hosts, or the system refuses). `everywhere` is the same on every rank, as "auto" must decide
   // alike everywhere; it is false where no node holds two ranks. A rank alone on its node gets nullptr:
-  // its plans have no steps within the node.
+  // its plans have no steps within the node. With `allowed` false this rank takes part but maps nothing
+  // (it holds rings enough already), and so no rank gets one.
   static std::unique_ptr<NodeMemory> open(MPI_Comm comm, const NodeLayout& layout, int rank, std::uint64_t host,
-                                          const std::function<void(MPI_Request&)>& wait, bool& everywhere);
+                                          const std::function<void(MPI_Request&)>& wait, bool allowed,
+                                          bool& everywhere);
   ~NodeMemory();
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;
