@@ -4,7 +4,8 @@
 # MPI_Bcast), 64 KiB to 64 MiB, blocking calls, every rank on one node. Also auto, to show what it runs.
 # Writes <out>/node_local_<mpi>_p<P>.{txt,csv} and prints the ratios and their geometric mean. A second
 # launch times one broadcast per sample (51 samples, each after a barrier), so that no call overlaps the
-# next: <out>/node_local_single_<mpi>_p<P>.{txt,csv}.
+# next: <out>/node_local_single_<mpi>_p<P>.{txt,csv}; a third, nonblocking calls (ibcast + wait against
+# MPI_Ibcast + MPI_Wait): <out>/node_local_nonblocking_<mpi>_p<P>.{txt,csv}.
 #
 #   bench/node/run-local.sh [--ranks "2 4"] [--build DIR] [--out DIR]
 #
@@ -46,11 +47,14 @@ for p in $ranks; do
     [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
     ((p > $(nproc))) && flags+=(--oversubscribe)
   fi
-  for mode in back-to-back single; do
+  for mode in back-to-back single nonblocking; do
     name=node_local_${mpi}_p$p timing=(--repetitions 9)
     if [[ $mode == single ]]; then
       name=node_local_single_${mpi}_p$p
       timing=(--repetitions 51 --iterations 1 --min-iterations 1 --time-budget 0 --warmup 5)
+    elif [[ $mode == nonblocking ]]; then
+      name=node_local_nonblocking_${mpi}_p$p
+      timing=(--repetitions 9 --nonblocking)
     fi
     {
       echo "# bench/node/run-local.sh --ranks $p, $mode (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
