@@ -38,8 +38,9 @@ struct NodeLowering {
 
 // Splits `rank`'s program: steps whose peer is on the rank's own node (by `layout`) go through the ring
 // in pieces of at most `slot_bytes`, numbered in program order; the sends of one range to the ranks of
-// the node are one put, at the first of them. Throws Error(invalid_schedule) where the stage within the node is not one writer
-// handing every range to all the others (a reader that sends within the node, or gets from two ranks).
+// the node are one put, at the first of them. Throws Error(invalid_schedule) where the stage within the
+// node is not one writer handing every range to all the others (a reader that sends within the node, or
+// gets from two ranks).
 NodeLowering lower_to_node_memory(const Program& program, const NodeLayout& layout, int rank, std::size_t slot_bytes);
 
 }  // namespace herald

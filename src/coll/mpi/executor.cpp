@@ -71,7 +71,8 @@ class Outcome {
                                       "received wrong data"));
     else if (got == Got::mismatch)
       fail(Error(Errc::truncated, "the " + std::to_string(expected) + " bytes from rank " + std::to_string(writer) +
-                                      " within the node were not the part expected: the ranks passed different counts"));
+                                      " within the node were not the part expected: the ranks passed different "
+                                      "counts"));
   }
   // This rank refused the call (see stand_in()): it reports that, and sends no data.
   void refuse(const Error& e) { fail(e); }

@@ -6,7 +6,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstring>
 #include <new>
 #include <string>
@@ -23,10 +22,12 @@ std::string segment_name(const void* owner) {
 // Maps `name` (made, with `create`), its pages reserved: a full /dev/shm refuses here rather than killing
 // the process with SIGBUS at the first write. nullptr where the system refuses.
 void* map(const std::string& name, std::size_t bytes, bool create) {
-  const int fd = create ? ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600) : ::shm_open(name.c_str(), O_RDWR, 0);
+  const int fd =
+      create ? ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600) : ::shm_open(name.c_str(), O_RDWR, 0);
   if (fd < 0) return nullptr;
   bool ok = true;
-  if (create) ok = ::ftruncate(fd, static_cast<off_t>(bytes)) == 0 && ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)) == 0;
+  if (create)
+    ok = ::ftruncate(fd, static_cast<off_t>(bytes)) == 0 && ::posix_fallocate(fd, 0, static_cast<off_t>(bytes)) == 0;
   void* base = ok ? ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
   ::close(fd);
   if (base == MAP_FAILED) {
@@ -40,7 +41,8 @@ void* map(const std::string& name, std::size_t bytes, bool create) {
 
 NodeMemory::NodeMemory(void* base, int readers) noexcept
     : base_(base), controls_(static_cast<Slot*>(base)), readers_(readers) {
-  static_assert(sizeof(Slot) <= 128 && sizeof(Slot) * slots <= data_offset, "the slots' control words fit before their bytes");
+  static_assert(sizeof(Slot) <= 128 && sizeof(Slot) * slots <= data_offset,
+                "the slots' control words fit before their bytes");
 }
 
 NodeMemory::~NodeMemory() { ::munmap(base_, mapped_bytes()); }
@@ -79,9 +81,8 @@ std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& la
     const Record& made = records[static_cast<std::size_t>(creator)];
     bool one_host = made.made == 1;
     for (int r : members) one_host = one_host && records[static_cast<std::size_t>(r)].host == made.host;
-    if (rank != creator)
-      base = one_host && allowed ? map("/herald." + std::to_string(made.pid) + "." + std::to_string(made.owner), mapped_bytes(), false)
-                      : nullptr;
+    const std::string name_made = "/herald." + std::to_string(made.pid) + "." + std::to_string(made.owner);
+    if (rank != creator) base = one_host && allowed ? map(name_made, mapped_bytes(), false) : nullptr;
     mapped = base != nullptr && one_host;
   }
   std::vector<int> everyone(static_cast<std::size_t>(size));
@@ -102,7 +103,8 @@ std::unique_ptr<NodeMemory> NodeMemory::open(MPI_Comm comm, const NodeLayout& la
 bool NodeMemory::put(std::uint64_t position, const std::byte* from, ByteRange range, const Place& place,
                      bool good) noexcept {
   Slot& s = slot(position);
-  if (s.released.load(std::memory_order_acquire) < position / slots * static_cast<std::uint64_t>(readers_)) return false;
+  const std::uint64_t reads_before = position / slots * static_cast<std::uint64_t>(readers_);
+  if (s.released.load(std::memory_order_acquire) < reads_before) return false;
   if (good) std::memcpy(bytes(position), from + range.offset, range.length);
   s.call_bytes = place.bytes;
   s.call_first = place.first;
