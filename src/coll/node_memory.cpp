@@ -1,6 +1,7 @@
 #include <herald/error.hpp>
 #include <herald/node_memory.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
