@@ -1,6 +1,6 @@
 #include "plan.hpp"
 
-#include "node_memory.hpp"
+#include <utility>
 
 namespace herald::mpi {
 namespace {
@@ -32,9 +32,9 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
       dataflow(program, rank == problem.root, problem.bytes, rank) {
   // The ring holds the nodes the communicator's layout gives; a node size set by hand names others.
   if (problem.node_memory && a.node_memory && problem.parameters.node_size == 0) {
-    node = lower_to_node_memory(program, problem.layout, rank, NodeMemory::slot_bytes);
-    sends = node.sends;
-    recvs = node.recvs;
+    node = lower_to_node_memory(program, problem.layout, rank, node_memory_slot_bytes);
+    sends = std::move(node.sends);
+    recvs = std::move(node.recvs);
   } else {
     for (std::size_t i = 0; i < program.size(); ++i)
       (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));

@@ -34,7 +34,7 @@ struct Plan {
   std::vector<std::uint32_t> sends;  // indices of send steps, in order
   std::vector<std::uint32_t> recvs;  // indices of receive steps, in order
   // The steps within the node that go through node memory instead (their sends and receives are in neither
-  // list above); empty where there are none.
+  // list above; its own lists of those are moved into them); empty where there are none.
   NodeLowering node;
   // Run with blocking MPI_Recv/MPI_Send in program order: the algorithm asks for it (sBBT), or the rank's
   // part is one receive from its parent followed by sends elsewhere and the message is small, where the
