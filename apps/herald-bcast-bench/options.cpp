@@ -94,7 +94,7 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   Settings s;
   std::string algorithms_text = "all";
   std::string sizes_text;
-  std::string segment_text;
+  std::string segment_text, leaders_text;
   double alpha = 0, beta = 0;
   app.add_option("--algorithms", algorithms_text,
                  "comma list of algorithms; 'all' = every herald algorithm, auto and native; native is "
@@ -122,6 +122,9 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   app.add_option("--fanout", s.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", s.parameters.radix, "tree radix (knomial)");
   app.add_option("--node-size", s.parameters.node_size, "ranks per node, consecutive (hierarchical)");
+  app.add_option("--leaders", leaders_text,
+                 "the stage among node leaders of node_pipeline and node_shared: chain, two_tree, split_binary, "
+                 "binary or scatter_ring_tuned (default chain; auto prices every one)");
   app.add_flag("--nonblocking", s.nonblocking, "time ibcast + wait instead of bcast");
   std::string clock_text = "osu";
   app.add_option("--clock", clock_text,
@@ -164,6 +167,7 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
       s.parameters.segment = parse_bytes(segment_text, "--segment");
       if (s.parameters.segment == 0) return fail("--segment must be positive");
     }
+    if (!leaders_text.empty()) s.parameters.leaders = parse_leader_stage(leaders_text, "--leaders");
   } catch (const Error& e) {
     return fail(e.what());
   }

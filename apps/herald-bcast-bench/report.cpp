@@ -2,6 +2,7 @@
 
 #include "contender.hpp"
 
+#include <herald/algorithms.hpp>
 #include <herald/error.hpp>
 
 #include <mpi.h>
@@ -175,7 +176,7 @@ void print_summary(std::ostream& out, const Run& run) {
 void write_csv(const std::string& path, const Run& run) {
   std::ofstream file = open_for_writing(path);
   file << "ranks,root,mode,bytes,algorithm,resolved,segment,fanout,radix,iterations,repetitions,median_us,"
-          "min_us,max_us,ratio_to_native,verdict,predicted_us,alpha_s,beta_s_per_byte\n";
+          "min_us,max_us,ratio_to_native,verdict,predicted_us,alpha_s,beta_s_per_byte,leaders\n";
   const Settings& s = run.settings;
   for (const Measurement& m : run.measurements) {
     file << run.machine.ranks << ',' << s.root << ',' << (s.nonblocking ? "nonblocking" : "blocking") << ','
@@ -185,7 +186,8 @@ void write_csv(const std::string& path, const Run& run) {
          << format("%.4f", m.spread.max * 1e6) << ',' << format("%.4f", m.ratio) << ','
          << to_string(m.verdict, true) << ','
          << (m.predicted_seconds ? format("%.4f", *m.predicted_seconds * 1e6) : std::string()) << ','
-         << format("%.6e", run.calibration.alpha) << ',' << format("%.6e", run.calibration.beta) << '\n';
+         << format("%.6e", run.calibration.alpha) << ',' << format("%.6e", run.calibration.beta) << ','
+         << leader_stage_name(m.parameters.leaders) << '\n';
   }
   if (!file) throw Error(Errc::invalid_argument, "writing '" + path + "' failed");
 }
@@ -215,7 +217,8 @@ void write_json(const std::string& path, const Run& run) {
                      {"warmup", s.warmup},
                      {"segment", s.parameters.segment},
                      {"fanout", s.parameters.fanout},
-                     {"radix", s.parameters.radix}};
+                     {"radix", s.parameters.radix},
+                     {"leaders", leader_stage_name(s.parameters.leaders)}};
   out["calibration"] = {{"alpha_s", c.alpha},           {"beta_s_per_byte", c.beta},
                         {"gap_s", c.gap},
                         {"measured", c.measured},       {"small_bytes", c.small_bytes},
@@ -229,6 +232,7 @@ void write_json(const std::string& path, const Run& run) {
                         {"segment", m.parameters.segment},
                         {"fanout", m.parameters.fanout},
                         {"radix", m.parameters.radix},
+                        {"leaders", leader_stage_name(m.parameters.leaders)},
                         {"iterations", m.iterations},
                         {"samples_us", ordered_json::array()},
                         {"median_us", m.spread.median * 1e6},

@@ -6,7 +6,8 @@
 //   iterations (per repetition), repetitions, median_us, min_us, max_us (over repetitions of the maximum over
 //   ranks of the per-iteration average), ratio_to_native (median / native's median at that size),
 //   verdict (peer|faster|slower|not_distinguishable), predicted_us (simulator, alpha-beta; empty for native),
-//   alpha_s, beta_s_per_byte (the model behind predicted_us).
+//   alpha_s, beta_s_per_byte (the model behind predicted_us), leaders (the stage among node leaders of a
+//   node-aware algorithm; empty for the others).
 #pragma once
 
 #include "calibration.hpp"

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Simulate a herald broadcast schedule: delivery check, counts and alpha-beta cost"};
   std::string algorithm = "binomial", bytes_text = "1";
   herald::Problem problem;
-  std::string segment_text;
+  std::string segment_text, leaders_text;
   herald::CostModel model;
   bool json = false;
   app.add_option("--algorithm", algorithm,
@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
   app.add_option("--fanout", problem.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", problem.parameters.radix, "tree radix (knomial)");
   app.add_option("--node-size", problem.parameters.node_size, "ranks per node, consecutive (hierarchical)");
+  app.add_option("--leaders", leaders_text,
+                 "the stage among node leaders of node_pipeline and node_shared: chain, two_tree, split_binary, "
+                 "binary or scatter_ring_tuned (default chain; auto prices every one)");
   app.add_option("--alpha", model.alpha, "seconds per message")->capture_default_str();
   app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (negative: alpha)")
       ->capture_default_str();
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
     model.eager_bytes = herald::parse_bytes(eager_text, "--eager");
     model.network = network == "fair" ? herald::Network::fair_sharing : herald::Network::ports;
     if (!segment_text.empty()) problem.parameters.segment = herald::parse_bytes(segment_text, "--segment");
+    if (!leaders_text.empty()) problem.parameters.leaders = herald::parse_leader_stage(leaders_text, "--leaders");
     double closed_form = -1;
     if (algorithm == "auto") {
       const herald::Choice choice = herald::choose_algorithm(problem, model);
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
         {"fanout", q.parameters.fanout},
         {"radix", q.parameters.radix},
         {"node_size", q.parameters.node_size},
+        {"leaders", herald::leader_stage_name(q.parameters.leaders)},
         {"delivered", sim.delivered ? "yes" : "no"},
         {"messages", sim.messages},
         {"bytes_on_wire", sim.bytes},

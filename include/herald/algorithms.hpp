@@ -22,6 +22,7 @@ struct AlgorithmInfo {
   bool reads_fanout = false;
   bool reads_radix = false;
   bool reads_node_size = false;
+  bool reads_leaders = false;
   // true: the program is "receive, then send", executed with blocking MPI_Recv/MPI_Send (Cordeiro and Zola's sBBT).
   bool blocking = false;
   // true: each segment goes from one rank of a node (its writer) to all the others of that node, so where
@@ -43,6 +44,13 @@ const AlgorithmInfo& find_algorithm(std::string_view name);
 
 // Comma-separated list of all names, for error messages and --help.
 std::string algorithm_names();
+
+// Every leader stage (LeaderStage but unset), in the order "auto" tries them.
+std::span<const LeaderStage> leader_stages() noexcept;
+// Its name, the table algorithm it runs ("" for unset).
+std::string_view leader_stage_name(LeaderStage stage) noexcept;
+// The stage of that name; throws Error(invalid_argument) naming `what` and the choices for any other.
+LeaderStage parse_leader_stage(std::string_view name, std::string_view what);
 
 // Checks ranks, root and parameters; throws Error naming the first problem.
 void validate(const Problem& problem);

@@ -31,8 +31,8 @@ struct Options {
   // A name from the algorithm table, "native" (the installed MPI_Bcast) or "auto" (chosen by the cost
   // model). Empty: HERALD_ALGORITHM, else "auto".
   std::string_view algorithm;
-  // Zero fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX, then to the
-  // algorithm's defaults.
+  // Zero (unset) fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX /
+  // HERALD_LEADER_STAGE, then to the algorithm's defaults.
   Parameters parameters{};
 };
 

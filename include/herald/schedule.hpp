@@ -23,12 +23,17 @@ struct ByteRange {
   friend bool operator==(const ByteRange&, const ByteRange&) = default;
 };
 
-// Tunables shared by the algorithms; zero means "the algorithm's documented default".
+// The pipelined broadcast a node-aware algorithm runs among its nodes' leaders (one rank a node): one of
+// the table's algorithms of that name. unset: the algorithm's default (chain).
+enum class LeaderStage : std::uint8_t { unset, chain, binary, split_binary, two_tree, scatter_ring_tuned };
+
+// Tunables shared by the algorithms; zero (unset) means "the algorithm's documented default".
 struct Parameters {
   std::size_t segment = 0;  // bytes per pipelined segment
   int fanout = 0;           // chains leaving the root (chain)
   int radix = 0;            // children per level (knomial)
   int node_size = 0;        // ranks per node, in blocks of consecutive ranks: overrides the layout; 0: unset
+  LeaderStage leaders = LeaderStage::unset;  // the stage among node leaders (node-aware algorithms)
   friend bool operator==(const Parameters&, const Parameters&) = default;
 };
 

@@ -46,7 +46,8 @@ class LinkLoads {
 
 // Prices every algorithm of the table in closed form (AlgorithmInfo::cost) with the parameters given, and
 // each segmented one whose segment the caller left at zero at every candidate segment size too (powers of
-// two from 16 KiB to 16 MiB below the message size, and its default); returns the cheapest, ties to the
+// two from 16 KiB to 16 MiB below the message size, and its default), and each node-aware one whose leader
+// stage the caller left unset at every stage (leader_stages()) where the ranks span nodes; returns the cheapest, ties to the
 // algorithm that moves fewer bytes (bytes_moved()), then to the earlier table entry. Where the ranks span
 // nodes, each algorithm's network beta is multiplied by its link load (the ranks of a node share its link).
 // `loads`, if given, keeps loads and bytes moved per communicator. Pure and deterministic.

@@ -19,10 +19,10 @@ constexpr std::size_t largest_candidate = 16 * 1024 * 1024;
 
 double link_load(const AlgorithmInfo& a, const Problem& problem) {
   const NodeLayout nodes = nodes_of(problem);
-  if (nodes.nodes() == 1) return 1.0;
+  // One leader a node crosses the network, and its stage's formula counts each leader's sends.
+  if (nodes.nodes() == 1 || a.reads_leaders) return 1.0;
   const int P = problem.ranks;
   if (P > 2048) {
-    if (a.name == "node_pipeline" || a.name == "node_shared") return 1.0;
     if (a.name == "hierarchical") return std::ceil(std::log2(static_cast<double>(nodes.nodes())));
     return nodes.largest_node();
   }
@@ -81,10 +81,18 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
     CostModel shared = model;
     if (spans_nodes) shared.beta *= loads ? loads->of(a, problem) : link_load(a, problem);
     Choice best{&a, given.parameters, a.cost(given, shared)};
-    if (a.reads_segment && problem.parameters.segment == 0 && a.defaults.segment != 0) {
+    const bool pick_stage = a.reads_leaders && problem.parameters.leaders == LeaderStage::unset && spans_nodes;
+    const std::span<const LeaderStage> stages = pick_stage ? leader_stages() : std::span(&given.parameters.leaders, 1);
+    for (LeaderStage stage : stages) {
+      Problem candidate = given;
+      candidate.parameters.leaders = stage;
+      if (stage != given.parameters.leaders) {
+        const double seconds = a.cost(candidate, shared);
+        if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
+      }
+      if (!a.reads_segment || problem.parameters.segment != 0 || a.defaults.segment == 0) continue;
       for (std::size_t segment = smallest_candidate; segment <= largest_candidate && segment < problem.bytes;
            segment *= 2) {
-        Problem candidate = given;
         candidate.parameters.segment = segment;
         const double seconds = a.cost(candidate, shared);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};

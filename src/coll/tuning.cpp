@@ -107,6 +107,14 @@ Tuning parse_tuning(std::string_view text, std::string_view source) {
                                    .node_size = static_cast<int>(r.count(c, "node_size", where))},
                     .seconds = r.seconds(c, "seconds", where, false),
                     .native_seconds = r.seconds(c, "native_seconds", where, false)};
+    if (c.contains("leaders")) {  // node-aware algorithms only; older files have none
+      const std::string stage = r.text(c, "leaders", where);
+      try {
+        cell.parameters.leaders = parse_leader_stage(stage, "leaders");
+      } catch (const Error&) {
+        r.fail(where + ".leaders '" + stage + "' is not a stage among node leaders");
+      }
+    }
     if (cell.algorithm != "native") {
       try {
         find_algorithm(cell.algorithm);
@@ -126,16 +134,19 @@ Tuning parse_tuning(std::string_view text, std::string_view source) {
 
 std::string tuning_json(const Tuning& t) {
   json cells = json::array();
-  for (const TuningCell& c : t.cells)
-    cells.push_back({{"ranks", c.ranks},
-                     {"bytes", c.bytes},
-                     {"algorithm", c.algorithm},
-                     {"segment", c.parameters.segment},
-                     {"fanout", c.parameters.fanout},
-                     {"radix", c.parameters.radix},
-                     {"node_size", c.parameters.node_size},
-                     {"seconds", c.seconds},
-                     {"native_seconds", c.native_seconds}});
+  for (const TuningCell& c : t.cells) {
+    json cell = {{"ranks", c.ranks},
+                 {"bytes", c.bytes},
+                 {"algorithm", c.algorithm},
+                 {"segment", c.parameters.segment},
+                 {"fanout", c.parameters.fanout},
+                 {"radix", c.parameters.radix},
+                 {"node_size", c.parameters.node_size},
+                 {"seconds", c.seconds},
+                 {"native_seconds", c.native_seconds}};
+    if (c.parameters.leaders != LeaderStage::unset) cell["leaders"] = leader_stage_name(c.parameters.leaders);
+    cells.push_back(std::move(cell));
+  }
   const json doc = {
       {"tuning_version", tuning_version},
       {"layout",

@@ -1,3 +1,4 @@
+#include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 
@@ -94,6 +95,7 @@ Parameters parameters_from_environment() {
   if (auto v = environment("HERALD_SEGMENT_SIZE")) p.segment = parse_bytes(*v, "HERALD_SEGMENT_SIZE");
   if (auto v = environment("HERALD_CHAIN_FANOUT")) p.fanout = small_count(*v, "HERALD_CHAIN_FANOUT");
   if (auto v = environment("HERALD_KNOMIAL_RADIX")) p.radix = small_count(*v, "HERALD_KNOMIAL_RADIX");
+  if (auto v = environment("HERALD_LEADER_STAGE")) p.leaders = parse_leader_stage(*v, "HERALD_LEADER_STAGE");
   if (auto v = environment("HERALD_RANKS_PER_NODE")) {
     p.node_size = small_count(*v, "HERALD_RANKS_PER_NODE");
     if (p.node_size < 1) throw Error(Errc::invalid_argument, "HERALD_RANKS_PER_NODE '" + *v + "' must be at least 1");
@@ -121,6 +123,7 @@ Parameters merge(Parameters call, const Parameters& fallback) {
   if (call.fanout == 0) call.fanout = fallback.fanout;
   if (call.radix == 0) call.radix = fallback.radix;
   if (call.node_size == 0) call.node_size = fallback.node_size;
+  if (call.leaders == LeaderStage::unset) call.leaders = fallback.leaders;
   return call;
 }
 

@@ -301,6 +301,27 @@ TEST(Bcast, RepeatedPassThroughChecksTheBufferAndForgetsFreedCommunicators) {
   }
 }
 
+// Every stage among node leaders, for both node-aware algorithms, blocking and nonblocking, roots on
+// different nodes, sizes that leave the stages' cuts (segments, halves, a scatter's chunks) unaligned. The
+// stage carries the message between nodes: emulated ones (HERALD_EMULATE_NODES), at least three.
+TEST(NodeAware, EveryLeaderStage) {
+  const int P = size_of(), me = rank_of();
+  if (node_layout(MPI_COMM_WORLD).nodes() < 3) GTEST_SKIP() << "fewer than three nodes: no stage among leaders";
+  for (const char* name : {"node_pipeline", "node_shared"})
+    for (LeaderStage stage : leader_stages())
+      for (int root : std::set<int>{0, P / 2, P - 1})
+        for (std::size_t bytes : {std::size_t{1}, std::size_t{4093}, std::size_t{200003}}) {
+          const Options options{.algorithm = name, .parameters = {.segment = 8192, .leaders = stage}};
+          const std::uint64_t salt = 900 + bytes % 7 + static_cast<std::uint64_t>(stage);
+          std::vector<std::byte> data(bytes);
+          if (me == root) fill(data, root, salt);
+          if (bytes % 2) bcast(data, root, MPI_COMM_WORLD, options);
+          else ibcast(data, root, MPI_COMM_WORLD, options).wait();
+          ASSERT_TRUE(everywhere(first_wrong(data, root, salt) < 0))
+              << name << " among leaders " << leader_stage_name(stage) << ", root " << root << ", " << bytes;
+        }
+}
+
 // node_shared carries the stage within a node through node memory, made with the communicator's state.
 // Nonblocking and blocking calls share it; broadcasts larger than the ring wrap it; several in flight from
 // different roots, with another algorithm among them, take it in turn whatever order ranks wait in. A

@@ -1,3 +1,4 @@
+#include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
@@ -46,6 +47,21 @@ TEST(Config, ReadsParametersFromTheEnvironment) {
   ::unsetenv("HERALD_SEGMENT_SIZE");
   ::unsetenv("HERALD_KNOMIAL_RADIX");
   ::unsetenv("HERALD_CHAIN_FANOUT");
+  EXPECT_EQ(parameters_from_environment().leaders, LeaderStage::unset);
+  for (LeaderStage stage : leader_stages()) {
+    ::setenv("HERALD_LEADER_STAGE", std::string(leader_stage_name(stage)).c_str(), 1);
+    EXPECT_EQ(parameters_from_environment().leaders, stage);
+  }
+  ::setenv("HERALD_LEADER_STAGE", "ring", 1);
+  try {
+    parameters_from_environment();
+    FAIL();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("HERALD_LEADER_STAGE 'ring'"), std::string::npos) << what;
+    EXPECT_NE(what.find("two_tree"), std::string::npos) << "names the choices: " << what;
+  }
+  ::unsetenv("HERALD_LEADER_STAGE");
 }
 
 TEST(Config, ReadsTheNodeShapeAndTheNodesCosts) {
@@ -130,9 +146,11 @@ TEST(Config, ReadsTheFairNetworkAndTheSendWindow) {
 }
 
 TEST(Config, CallParametersWinOverFallback) {
-  const Parameters p = merge({.segment = 10}, {.segment = 20, .fanout = 3});
+  const Parameters p = merge({.segment = 10}, {.segment = 20, .fanout = 3, .leaders = LeaderStage::binary});
   EXPECT_EQ(p.segment, 10u);
   EXPECT_EQ(p.fanout, 3);
+  EXPECT_EQ(p.leaders, LeaderStage::binary);
+  EXPECT_EQ(merge({.leaders = LeaderStage::two_tree}, {.leaders = LeaderStage::binary}).leaders, LeaderStage::two_tree);
 }
 
 }  // namespace

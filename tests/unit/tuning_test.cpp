@@ -20,7 +20,13 @@ Tuning sample() {
               .parameters = {.segment = 65536, .fanout = 2},
               .seconds = 3e-4,
               .native_seconds = 4e-4},
-             {.ranks = 2, .bytes = 1024, .algorithm = "native", .seconds = 1e-6, .native_seconds = 1e-6}};
+             {.ranks = 2, .bytes = 1024, .algorithm = "native", .seconds = 1e-6, .native_seconds = 1e-6},
+             {.ranks = 4,
+              .bytes = 1 << 24,
+              .algorithm = "node_pipeline",
+              .parameters = {.segment = 131072, .leaders = LeaderStage::two_tree},
+              .seconds = 3e-3,
+              .native_seconds = 4e-3}};
   return t;
 }
 
@@ -45,9 +51,11 @@ TEST(Tuning, RoundTrips) {
   EXPECT_DOUBLE_EQ(back.intra_node.beta, 1e-10);
   EXPECT_DOUBLE_EQ(back.intra_node.gap, 5e-8);
   EXPECT_FALSE(back.inter_node);
-  ASSERT_EQ(back.cells.size(), 3u);
+  ASSERT_EQ(back.cells.size(), 4u);
   EXPECT_EQ(back.cells[0].ranks, 2);  // sorted by (ranks, bytes)
   EXPECT_EQ(back.cells[2], t.cells[1]);
+  EXPECT_EQ(back.cells[3], t.cells[3]);  // its leader stage too
+  EXPECT_EQ(tuning_json(t).find("\"leaders\": \"chain\""), std::string::npos) << "only set stages are written";
 
   Tuning two = t;
   two.inter_node = CostModel{.alpha = 2e-6, .beta = 1e-9, .gap = 1e-7};
@@ -67,6 +75,8 @@ TEST(Tuning, RefusesWhatItCannotUse) {
   expect_refused("{}", "no \"tuning_version\"");
   expect_refused(replaced("\"tuning_version\": 1", "\"tuning_version\": 2"), "version 2");
   expect_refused(replaced("\"algorithm\": \"chain\"", "\"algorithm\": \"fast\""), "'fast'");
+  expect_refused(replaced("\"leaders\": \"two_tree\"", "\"leaders\": \"ring\""), "cells[3].leaders 'ring'");
+  expect_refused(replaced("\"leaders\": \"two_tree\"", "\"leaders\": 2"), "leaders is not a string");
   expect_refused(replaced("\"alpha\": 3e-07", "\"alpha\": 0"), "alpha must be positive");
   expect_refused(replaced("\"alpha\": 3e-07", "\"alpha\": \"3\""), "alpha is not a number");
   expect_refused(replaced("\"ranks_per_node\": 4", "\"ranks_per_node\": -4"), "ranks_per_node");

@@ -166,12 +166,15 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m) {
 
 namespace {
 
-// A node-aware broadcast whose stage among leaders costs `among_leaders`: that stage, each segment interval
-// of a leader stretched by its sends within the node, then the last segment's way through the largest node:
-// down a chain (`fan_out` false, R - 1 hops) or from the leader to each rank in turn (one hop, R - 1 sends
-// a segment).
-double node_stages_cost(const Problem& p, const CostModel& m, double (*among_leaders)(const Problem&, const CostModel&),
-                        bool fan_out) {
+// The problem's stage among the leaders of `nodes` nodes, priced by its own formula.
+double among_leaders_cost(const Problem& p, int nodes, const CostModel& m) {
+  return leader_algorithm(p.parameters.leaders).cost(leaders_problem(p, nodes), m);
+}
+
+// A node-aware broadcast: its stage among leaders, each segment interval of a leader stretched by its sends
+// within the node, then the last segment's way through the largest node: down a chain (`fan_out` false,
+// R - 1 hops) or from the leader to each rank in turn (one hop, R - 1 sends a segment).
+double node_stages_cost(const Problem& p, const CostModel& m, bool fan_out) {
   const Nodes nodes(p);
   const CostModel node_model = m.within_node();  // Terms holds a reference
   const Terms inside(node_model, p);
@@ -179,8 +182,7 @@ double node_stages_cost(const Problem& p, const CostModel& m, double (*among_lea
   const int sends = fan_out ? nodes.largest() - 1 : 1;
   const int hops = fan_out ? 1 : nodes.largest() - 1;
   if (nodes.count() == 1) return (s.count * sends - 1) * inside.next(s.bytes) + hops * inside.hop(s.bytes);
-  const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
-  const double across = among_leaders(leaders, m);
+  const double across = among_leaders_cost(p, nodes.count(), m);
   if (nodes.largest() == 1) return across;
   return across + s.count * sends * inside.next(s.bytes) + hops * inside.hop(s.bytes);
 }
@@ -194,7 +196,7 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
     one.parameters.fanout = 1;
     return chain_cost(one, m.within_node());
   }
-  return node_stages_cost(p, m, chain_cost, false);
+  return node_stages_cost(p, m, false);
 }
 
 // As messages (a fan-out from each leader), or where the node's ranks share memory, through it
@@ -204,7 +206,7 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
 // and 4 ranks, node_shared runs in 0.2-0.4 of the MPI's own broadcast from 64 KiB (docs/benchmarks.md).
 // Pieces are at most a slot whatever the segment, so on one node the segment changes nothing.
 double node_shared_cost(const Problem& p, const CostModel& m) {
-  if (!p.node_memory) return node_stages_cost(p, m, chain_cost, true);
+  if (!p.node_memory) return node_stages_cost(p, m, true);
   constexpr double copy_alpha = 2.5e-7;
   const Nodes nodes(p);
   const double copy_beta = m.within_node().beta / 4;
@@ -214,8 +216,7 @@ double node_shared_cost(const Problem& p, const CostModel& m) {
   const double copy = copy_alpha + piece * copy_beta;
   const double within = nodes.largest() == 1 ? 0.0 : pieces * copy + copy;
   if (nodes.count() == 1) return within;
-  const Problem leaders{.ranks = nodes.count(), .root = 0, .bytes = p.bytes, .parameters = p.parameters};
-  return chain_cost(leaders, m) + within;
+  return among_leaders_cost(p, nodes.count(), m) + within;
 }
 
 }  // namespace herald::detail

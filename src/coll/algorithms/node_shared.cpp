@@ -25,6 +25,6 @@ Program fan_out_program(const Problem& p, int rank) {
 
 }  // namespace
 
-Program node_shared_program(const Problem& p, int rank) { return node_stages(p, rank, chain_program, fan_out_program); }
+Program node_shared_program(const Problem& p, int rank) { return node_stages(p, rank, fan_out_program); }
 
 }  // namespace herald::detail

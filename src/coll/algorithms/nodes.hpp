@@ -3,6 +3,7 @@
 // the root's (virtual nodes), as ranks are from the root.
 #pragma once
 
+#include <herald/algorithms.hpp>
 #include <herald/schedule.hpp>
 
 namespace herald::detail {
@@ -30,20 +31,25 @@ class Nodes {
 };
 
 // A leader's program from its two stages: `across` (among leaders, in its own order) and `within` (its
-// node's sends, by offset). Each step of `within` comes as soon as its segment is held (at once for the
-// root, `holds_all`; else once `across` has received it) and `across` has no more steps for that offset or
-// below: a segment goes on to the other nodes first, then into the node, before the next segment's steps.
+// node's sends, each of one segment). Each step of `within` comes as soon as its bytes are held (at once for
+// the root, `holds_all`; else once `across` has received them all) and every send of `across` that carries
+// any of them to another node has come: a segment goes on to the other nodes first, then into the node.
 // The executor posts sends in program order, so segment k travels within the node while segment k+1
-// crosses the network. Both stages must cut the message at the same offsets.
+// crosses the network, whatever cuts the stage among leaders makes (segments, halves of a tree's, a
+// scatter's pieces).
 Program merge_stages(const Program& across, const Program& within, bool holds_all);
+
+// The table algorithm a leader stage runs (chain where unset), and the problem it solves among `nodes`
+// leaders (virtual nodes, the root's first), with its defaults.
+const AlgorithmInfo& leader_algorithm(LeaderStage stage);
+Problem leaders_problem(const Problem& p, int nodes);
 
 // A program of one stage: a pipelined broadcast over a group, in the group's ranks.
 using Stage = Program (*)(const Problem&, int);
 
-// A node-aware broadcast of two stages: `among_leaders` among one leader per node (virtual nodes, the
-// root's first), then `within_node` inside each node from its leader (local index 0), merged by
-// merge_stages() so that segment k travels within the node while segment k+1 crosses the network. Both
-// stages cut the message into the problem's segments.
-Program node_stages(const Problem& p, int rank, Stage among_leaders, Stage within_node);
+// A node-aware broadcast of two stages: the problem's leader stage (parameters.leaders) among one leader per
+// node, then `within_node` inside each node from its leader (local index 0), merged by merge_stages() so
+// that segment k travels within the node while segment k+1 crosses the network.
+Program node_stages(const Problem& p, int rank, Stage within_node);
 
 }  // namespace herald::detail

@@ -98,27 +98,64 @@ const std::array table{
                   .program = hierarchical_program,
                   .cost = detail::hierarchical_cost},
     AlgorithmInfo{.name = "node_pipeline",
-                  .summary = "pipelined chain among one leader per node, each passing segment k down a chain within its "
-                             "node while segment k+1 crosses the network; segmented",
-                  .defaults = {.segment = default_segment, .fanout = 1},
+                  .summary = "a pipelined broadcast among one leader per node (`leaders`: chain by default), each leader "
+                             "passing segment k down a chain within its node while segment k+1 crosses the network; "
+                             "segmented",
+                  .defaults = {.segment = default_segment, .fanout = 1, .leaders = LeaderStage::chain},
                   .reads_segment = true,
                   .reads_fanout = true,
                   .reads_node_size = true,
+                  .reads_leaders = true,
                   .program = node_pipeline_program,
                   .cost = detail::node_pipeline_cost},
     AlgorithmInfo{.name = "node_shared",
-                  .summary = "node_pipeline's chain among node leaders, each leader handing every segment to its node's "
+                  .summary = "node_pipeline's stage among node leaders, each leader handing every segment to its node's "
                              "ranks through node-shared memory (as messages where there is none); segmented",
-                  .defaults = {.segment = default_segment, .fanout = 1},
+                  .defaults = {.segment = default_segment, .fanout = 1, .leaders = LeaderStage::chain},
                   .reads_segment = true,
                   .reads_fanout = true,
                   .reads_node_size = true,
+                  .reads_leaders = true,
                   .node_memory = true,
                   .program = node_shared_program,
                   .cost = detail::node_shared_cost},
 };
 
+struct StageName {
+  LeaderStage stage;
+  std::string_view name;
+};
+// In the order "auto" tries them (a tie keeps the first).
+constexpr StageName stage_names[] = {{LeaderStage::chain, "chain"},
+                                     {LeaderStage::two_tree, "two_tree"},
+                                     {LeaderStage::split_binary, "split_binary"},
+                                     {LeaderStage::binary, "binary"},
+                                     {LeaderStage::scatter_ring_tuned, "scatter_ring_tuned"}};
+constexpr std::array<LeaderStage, std::size(stage_names)> stage_order = [] {
+  std::array<LeaderStage, std::size(stage_names)> order{};
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = stage_names[i].stage;
+  return order;
+}();
+
 }  // namespace
+
+std::span<const LeaderStage> leader_stages() noexcept { return stage_order; }
+
+std::string_view leader_stage_name(LeaderStage stage) noexcept {
+  for (const StageName& s : stage_names)
+    if (s.stage == stage) return s.name;
+  return {};
+}
+
+LeaderStage parse_leader_stage(std::string_view name, std::string_view what) {
+  std::string choices;
+  for (const StageName& s : stage_names) {
+    if (s.name == name) return s.stage;
+    choices += (choices.empty() ? "" : ", ") + std::string(s.name);
+  }
+  throw Error(Errc::invalid_argument,
+              std::string(what) + " '" + std::string(name) + "' is not a stage among node leaders (" + choices + ")");
+}
 
 std::span<const AlgorithmInfo> algorithms() { return table; }
 
@@ -144,6 +181,9 @@ void validate(const Problem& p) {
     throw Error(Errc::invalid_argument, "fan-out " + std::to_string(p.parameters.fanout) + " is negative");
   if (p.parameters.radix < 0 || p.parameters.radix == 1)
     throw Error(Errc::invalid_argument, "radix " + std::to_string(p.parameters.radix) + " is below 2");
+  if (p.parameters.leaders != LeaderStage::unset && leader_stage_name(p.parameters.leaders).empty())
+    throw Error(Errc::invalid_argument,
+                "leader stage " + std::to_string(static_cast<int>(p.parameters.leaders)) + " is not one herald knows");
   if (p.parameters.node_size < 0)
     throw Error(Errc::invalid_argument, "node size " + std::to_string(p.parameters.node_size) + " is negative");
 }
@@ -155,6 +195,7 @@ Problem with_defaults(const AlgorithmInfo& a, Problem p) {
   q.fanout = a.reads_fanout ? (q.fanout ? q.fanout : a.defaults.fanout) : 0;
   q.radix = a.reads_radix ? (q.radix ? q.radix : a.defaults.radix) : 0;
   q.node_size = a.reads_node_size ? q.node_size : 0;
+  q.leaders = a.reads_leaders ? (q.leaders != LeaderStage::unset ? q.leaders : a.defaults.leaders) : LeaderStage::unset;
   if (!a.reads_node_size) p.layout = {};  // nothing else reads it: plans do not differ by it
   return p;
 }

@@ -66,7 +66,8 @@ std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
   mix(k.bytes);
   mix(k.parameters.segment);
   mix(static_cast<std::size_t>(k.parameters.fanout) << 32 | static_cast<unsigned>(k.parameters.radix));
-  mix(static_cast<std::size_t>(k.parameters.node_size) << 1 | static_cast<std::size_t>(k.node_memory));
+  mix(static_cast<std::size_t>(k.parameters.node_size) << 9 | static_cast<std::size_t>(k.parameters.leaders) << 1 |
+      static_cast<std::size_t>(k.node_memory));
   return h;
 }
 
@@ -315,6 +316,7 @@ void Context::explain(const Problem& problem, const TuningCell* cell) {
     if (p.fanout) text += " fanout " + std::to_string(p.fanout);
     if (p.radix) text += " radix " + std::to_string(p.radix);
     if (p.node_size) text += " node_size " + std::to_string(p.node_size);
+    if (p.leaders != LeaderStage::unset) text += " leaders " + std::string(leader_stage_name(p.leaders));
     return text;
   };
   if (cell) {
