@@ -69,6 +69,10 @@ struct Step {
 // bound keeps the schedule's order on a network that shares a link fairly between a rank's transfers:
 // unbounded, a forwarder's segments (or a root's sub-trees) would all progress together and arrive
 // together at the end, turning a pipeline into store-and-forward. Receives are not bounded.
+// Where the problem's nodes are known (nodes_of() gives several), a rank's sends to ranks of its own node
+// and its sends to other nodes are two queues (send_queues()), each in program order under a window of its
+// own: they leave over different links (the node's memory, the network), so a send into the node that waits
+// for its bytes never holds back one to another node, nor the other way.
 struct SendWindow {
   int per_rank = 1;
   int per_peer = 1;
@@ -77,6 +81,14 @@ struct SendWindow {
 
 // One rank's steps, in the order it issues them.
 using Program = std::vector<Step>;
+
+// A rank's sends as SendWindow issues them: indices into its program, in program order, those to other
+// nodes (`network`) apart from those to its own node (`node`); all in `network` where `nodes` has one node.
+struct SendQueues {
+  std::vector<std::uint32_t> network;
+  std::vector<std::uint32_t> node;
+};
+SendQueues send_queues(const NodeLayout& nodes, int rank, const Program& program);
 
 // Every rank's program; programs[r] belongs to rank r.
 struct Schedule {

@@ -2,8 +2,8 @@
 // 1/beta into a non-blocking switch. A message from a to b is a flow over a's up link and b's down link.
 // It starts `overhead` after its send is posted (the sender's own time, LogP's o), spends alpha in latency,
 // then moves its bytes at the max-min fair share of both links, which is recomputed whenever a flow starts
-// or ends (as SimGrid's network model does). Ranks post their sends in program order, each once its inputs
-// have arrived and the send window has room; a send of at most eager_bytes counts as complete once posted
+// or ends (as SimGrid's network model does). Ranks post their sends in program order (in two queues where
+// the nodes are known: SendWindow), each once its inputs have arrived and the send window has room; a send of at most eager_bytes counts as complete once posted
 // (MPI's eager protocol), a longer one, or any send of a pipeline (paced(): the executor sends its segments
 // synchronously), once its last byte has arrived. Completing a receive costs the
 // receiver `overhead` too.
@@ -21,6 +21,7 @@ constexpr double never = std::numeric_limits<double>::infinity();
 
 struct Flow {
   int source = 0;
+  std::size_t queue = 0;  // the sender's send queue it left from
   int dest = 0;
   std::size_t recv_step = 0;
   bool eager = false;
@@ -38,21 +39,23 @@ class FairSharing {
       : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks),
         paced_(paced(in.schedule.problem)) {
     const auto& programs = in.schedule.programs;
-    sends_.resize(ranks_);
-    next_.assign(ranks_, 0);
+    sends_.resize(2 * static_cast<std::size_t>(ranks_));
+    next_.assign(sends_.size(), 0);
     cpu_.assign(ranks_, 0.0);
-    in_flight_.resize(ranks_);
+    in_flight_.resize(sends_.size());
     arrival_.resize(ranks_);
     observed_.resize(ranks_);
     link_flows_.resize(2 * static_cast<std::size_t>(ranks_));
     link_capacity_.assign(link_flows_.size(), 0.0);
     link_count_.assign(link_flows_.size(), 0);
     link_stamp_.assign(link_flows_.size(), 0);
+    const NodeLayout nodes = nodes_of(in.schedule.problem);
     for (int r = 0; r < ranks_; ++r) {
       arrival_[r].assign(programs[r].size(), never);
       observed_[r].assign(programs[r].size(), false);
-      for (std::size_t i = 0; i < programs[r].size(); ++i)
-        if (programs[r][i].op == Step::Op::send) sends_[r].push_back(i);
+      SendQueues q = send_queues(nodes, r, programs[r]);
+      sends_[2 * static_cast<std::size_t>(r)].assign(q.network.begin(), q.network.end());
+      sends_[2 * static_cast<std::size_t>(r) + 1].assign(q.node.begin(), q.node.end());
     }
   }
 
@@ -74,9 +77,9 @@ class FairSharing {
           break;
       }
     }
-    for (int r = 0; r < ranks_; ++r)
-      if (next_[r] < sends_[r].size()) {
-        problem = "deadlock: rank " + std::to_string(r) + " step " + std::to_string(sends_[r][next_[r]]) +
+    for (std::size_t q = 0; q < sends_.size(); ++q)
+      if (next_[q] < sends_[q].size()) {
+        problem = "deadlock: rank " + std::to_string(q / 2) + " step " + std::to_string(sends_[q][next_[q]]) +
                   " waits for bytes that never arrive";
         return std::nullopt;
       }
@@ -110,40 +113,52 @@ class FairSharing {
   static std::size_t up(int rank) { return 2 * static_cast<std::size_t>(rank); }
   static std::size_t down(int rank) { return 2 * static_cast<std::size_t>(rank) + 1; }
 
-  // Posts rank r's next sends for as long as their inputs have arrived, its time allows and the window
-  // has room; whatever stops it (an arrival, a completion, its own time) posts again later.
+  // Posts rank r's next sends, from each of its queues, for as long as their inputs have arrived, its time
+  // allows and the queue's window has room; whatever stops it (an arrival, a completion, its own time) posts
+  // again later.
   void try_post(int r) {
+    for (std::size_t q = 2 * static_cast<std::size_t>(r); q < 2 * static_cast<std::size_t>(r) + 2; ++q)
+      if (!try_post(r, q)) return;
+  }
+
+  // False when the rank's own time stops it (a post event is then due).
+  bool try_post(int r, std::size_t q) {
     const Program& program = in_.schedule.programs[r];
-    while (next_[r] < sends_[r].size()) {
-      const std::size_t i = sends_[r][next_[r]];
+    while (next_[q] < sends_[q].size()) {
+      const std::size_t i = sends_[q][next_[q]];
       const auto inputs = in_.flows[r].waits_for(i);
       for (std::uint32_t d : inputs)
-        if (arrival_[r][d] == never) return;
+        if (arrival_[r][d] == never) return true;
       for (std::uint32_t d : inputs)
         if (!observed_[r][d]) {
           cpu_[r] = std::max(cpu_[r], arrival_[r][d]) + model_.overhead;
           observed_[r][d] = true;
         }
-      if (cpu_[r] > now_) return push(cpu_[r], Kind::post, static_cast<std::size_t>(r));
-      std::erase_if(in_flight_[r], [&](std::size_t f) { return flows_[f].eager && flows_[f].sent_at <= now_; });
+      if (cpu_[r] > now_) {
+        push(cpu_[r], Kind::post, static_cast<std::size_t>(r));
+        return false;
+      }
+      std::erase_if(in_flight_[q], [&](std::size_t f) { return flows_[f].eager && flows_[f].sent_at <= now_; });
       const Step& step = program[i];
-      const auto to_peer = std::count_if(in_flight_[r].begin(), in_flight_[r].end(),
+      const auto to_peer = std::count_if(in_flight_[q].begin(), in_flight_[q].end(),
                                          [&](std::size_t f) { return flows_[f].dest == step.peer; });
-      if (static_cast<int>(in_flight_[r].size()) >= window_.per_rank || to_peer >= window_.per_peer) return;
+      if (static_cast<int>(in_flight_[q].size()) >= window_.per_rank || to_peer >= window_.per_peer) return true;
 
       Flow flow;
       flow.source = r;
+      flow.queue = q;
       flow.dest = step.peer;
       flow.recv_step = in_.recv_of_send[r][i];
       flow.eager = step.range.length <= model_.eager_bytes && !paced_;
       flow.sent_at = now_ + model_.overhead;
       flow.bytes_left = static_cast<double>(step.range.length);
       flows_.push_back(flow);
-      in_flight_[r].push_back(flows_.size() - 1);
+      in_flight_[q].push_back(flows_.size() - 1);
       push(now_ + model_.overhead + model_.alpha, Kind::start, flows_.size() - 1);
       cpu_[r] = now_ + model_.overhead;
-      ++next_[r];
+      ++next_[q];
     }
+    return true;
   }
 
   // The latency has passed: the flow's bytes start to move.
@@ -164,7 +179,7 @@ class FairSharing {
     arrival_[flow.dest][flow.recv_step] = now_;
     push(now_, Kind::post, static_cast<std::size_t>(flow.dest));
     if (!flow.eager) {
-      std::erase(in_flight_[flow.source], f);
+      std::erase(in_flight_[flow.queue], f);
       push(now_, Kind::post, static_cast<std::size_t>(flow.source));
     }
   }
@@ -231,10 +246,11 @@ class FairSharing {
   int ranks_;
   bool paced_;  // a pipeline's sends are synchronous
   double now_ = 0;
-  std::vector<std::vector<std::size_t>> sends_;  // send steps per rank, in program order
-  std::vector<std::size_t> next_;                // per rank, into sends_
+  // Send steps per queue, in program order: rank r's to other nodes at 2r, to its own node at 2r + 1.
+  std::vector<std::vector<std::size_t>> sends_;
+  std::vector<std::size_t> next_;  // per queue, into sends_
   std::vector<double> cpu_;                      // when each rank's own time is next free
-  std::vector<std::vector<std::size_t>> in_flight_;
+  std::vector<std::vector<std::size_t>> in_flight_;  // per queue
   std::vector<std::vector<double>> arrival_;
   std::vector<std::vector<bool>> observed_;  // receives a rank has completed (and paid for)
   std::vector<Flow> flows_;

@@ -12,6 +12,16 @@ NodeLayout nodes_of(const Problem& p) {
   return NodeLayout::blocks(p.ranks, p.ranks);
 }
 
+SendQueues send_queues(const NodeLayout& nodes, int rank, const Program& program) {
+  SendQueues q;
+  const bool apart = nodes.nodes() > 1;
+  for (std::uint32_t i = 0; i < program.size(); ++i) {
+    if (program[i].op != Step::Op::send) continue;
+    (apart && nodes.node_of(program[i].peer) == nodes.node_of(rank) ? q.node : q.network).push_back(i);
+  }
+  return q;
+}
+
 std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment) {
   std::vector<ByteRange> out;
   if (bytes == 0) return out;

@@ -1,6 +1,7 @@
 // The one MPI executor: runs any compiled plan with nonblocking point-to-point on herald's private
-// communicator. Receives are posted up front; each send is posted, in program order, as soon as the receives
-// it waits for (Dataflow) have completed and the send window (SendWindow) has room, so a forwarder passes
+// communicator. Receives are posted up front; each send is posted, in program order (in its queue: to other
+// nodes, or into the node), as soon as the receives it waits for (Dataflow) have completed and the send
+// window (SendWindow) has room, so a forwarder passes
 // segment k on while segment k+1 arrives, and passes it on before segment k+1 competes with it for the link.
 // Point-to-point, wait and test go through the PMPI entry points, so a library that intercepts MPI_Bcast or
 // MPI_Wait around herald never sees (or re-enters on) herald's own traffic.
@@ -14,6 +15,8 @@
 #include <herald/selector.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <thread>
 
@@ -182,19 +185,46 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       }
       started_ = true;
     }
-    for (; next_send_ < plan_->sends.size(); ++next_send_) {
-      const std::uint32_t i = plan_->sends[next_send_];
+    for (;;) {
+      bool all = true;
+      for (Queue& q : queues_) all = post(q, windowed) && all;
+      if (all) return true;
+      if (!block) return false;
+      // Wait for what one queue would wait for: the unposted send that comes first in the program.
+      wait_for_next(*std::ranges::min_element(queues_, {}, [](const Queue& q) { return q.next_step(); }), windowed);
+    }
+  }
+
+  // One queue of sends (SendWindow): posts them in order while their inputs have arrived and its window has
+  // room; true once all are posted.
+  struct Queue {
+    const std::vector<std::uint32_t>* sends;
+    std::vector<std::uint32_t>* in_flight;
+    std::size_t next = 0;
+    std::uint32_t next_step() const { return next < sends->size() ? (*sends)[next] : UINT32_MAX; }
+  };
+
+  bool post(Queue& q, bool windowed) {
+    for (; q.next < q.sends->size(); ++q.next) {
+      const std::uint32_t i = (*q.sends)[q.next];
       for (std::uint32_t d : plan_->dataflow.waits_for(i))
-        if (!complete(d, block)) return false;
+        if (!complete(d, false)) return false;
       const Step& s = plan_->program[i];
-      if (windowed && !make_room(s.peer, block)) return false;
+      if (windowed && !make_room(*q.in_flight, s.peer, false)) return false;
       // A pipeline's segment completes only once it has arrived (Plan::paced), so the window paces them.
       const auto send = plan_->paced ? PMPI_Issend : PMPI_Isend;
       HERALD_MPI(send(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
                       state_->comm(), &buffers_.requests[i]));
-      buffers_.in_flight.push_back(i);
+      q.in_flight->push_back(i);
     }
     return true;
+  }
+
+  // Blocks until the queue's next send may go: its inputs have arrived and its window has room.
+  void wait_for_next(Queue& q, bool windowed) {
+    const std::uint32_t i = (*q.sends)[q.next];
+    for (std::uint32_t d : plan_->dataflow.waits_for(i)) complete(d, true);
+    if (windowed) make_room(*q.in_flight, plan_->program[i].peer, true);
   }
 
   // Puts and gets through node memory in program order, as far as the data and the ring allow. Apart
@@ -248,9 +278,9 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     return true;
   }
 
-  // True once a send to `peer` fits the window; with `block`, waits for the oldest send in the way.
-  bool make_room(int peer, bool block) {
-    std::vector<std::uint32_t>& in_flight = buffers_.in_flight;
+  // True once a send to `peer` fits the window of a queue whose sends in flight are `in_flight`; with
+  // `block`, waits for the oldest send in the way.
+  bool make_room(std::vector<std::uint32_t>& in_flight, int peer, bool block) {
     for (;;) {
       std::erase_if(in_flight, [&](std::uint32_t i) { return complete(i, false); });
       const std::uint32_t* oldest_to_peer = nullptr;
@@ -297,6 +327,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   void finish() {
     done_ = true;
     buffers_.in_flight.clear();  // all complete; the capacity stays with the plan for its next run
+    buffers_.node_in_flight.clear();
     mpi::Context::get().withdraw(this);
     plan_->give_back(std::move(buffers_));
     outcome_.rethrow();
@@ -314,7 +345,8 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   std::size_t next_carried_ = 0;
   std::uint64_t skip_to_ = 0, next_skipped_ = 0;  // after a mismatch: the writer's positions left to count
   bool started_ = false;
-  std::size_t next_send_ = 0;
+  std::array<Queue, 2> queues_{Queue{&plan_->sends, &buffers_.in_flight},
+                               Queue{&plan_->node_sends, &buffers_.node_in_flight}};
   std::size_t next_complete_ = 0;
   bool done_ = false;
 };

@@ -36,8 +36,11 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
     sends = std::move(node.sends);
     recvs = std::move(node.recvs);
   } else {
+    SendQueues queues = send_queues(nodes_of(problem), rank, program);
+    sends = std::move(queues.network);
+    node_sends = std::move(queues.node);
     for (std::size_t i = 0; i < program.size(); ++i)
-      (program[i].op == Step::Op::send ? sends : recvs).push_back(static_cast<std::uint32_t>(i));
+      if (program[i].op == Step::Op::recv) recvs.push_back(static_cast<std::uint32_t>(i));
   }
   blocking = node.node.empty() && (a.blocking || (problem.bytes <= blocking_bytes && tree_step(program)));
   paced = herald::paced(problem);

@@ -19,7 +19,8 @@ namespace herald::mpi {
 struct Buffers {
   std::vector<MPI_Request> requests;
   std::vector<std::byte> scratch;
-  std::vector<std::uint32_t> in_flight;  // sends posted and not yet seen complete, oldest first
+  std::vector<std::uint32_t> in_flight;       // sends posted and not yet seen complete, oldest first
+  std::vector<std::uint32_t> node_in_flight;  // the same of the sends into the node (Plan::node_sends)
 };
 
 struct Plan {
@@ -31,7 +32,10 @@ struct Plan {
   Problem problem;  // with defaults applied
   Program program;  // this rank's steps
   Dataflow dataflow;
-  std::vector<std::uint32_t> sends;  // indices of send steps, in order
+  // Indices of send steps, in order, in the two queues of SendWindow: to other nodes (all of them where the
+  // problem has one node) and into this rank's node.
+  std::vector<std::uint32_t> sends;
+  std::vector<std::uint32_t> node_sends;
   std::vector<std::uint32_t> recvs;  // indices of receive steps, in order
   // The steps within the node that go through node memory instead (their sends and receives are in neither
   // list above; its own lists of those are moved into them); empty where there are none.
