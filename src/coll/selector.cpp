@@ -84,10 +84,6 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
     const bool pick_stage = a.reads_leaders && problem.parameters.leaders == LeaderStage::unset && spans_nodes;
     const std::span<const LeaderStage> stages = pick_stage ? leader_stages() : std::span(&given.parameters.leaders, 1);
     for (LeaderStage stage : stages) {
-      // two_tree among leaders is priced like its flat self, but runs 1.5x slower than that once the nodes
-      // hold two ranks or more (SMPI, 16 nodes, 1 MiB: docs/algorithms/node_pipeline.md): asked for, it runs;
-      // auto leaves it out until its price holds.
-      if (pick_stage && stage == LeaderStage::two_tree) continue;
       Problem candidate = given;
       candidate.parameters.leaders = stage;
       if (stage != given.parameters.leaders) {

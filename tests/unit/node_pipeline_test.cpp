@@ -144,9 +144,8 @@ TEST(NodePipeline, EveryStageFeedsTheNodeAsSegmentsLand) {
       }
 }
 
-// "auto" prices node_pipeline at every leader stage but two_tree (whose price does not hold among leaders,
-// selector.cpp) and every segment, and keeps the cheapest; on many nodes at a middle size a tree among
-// leaders beats the chain's one hop per node.
+// "auto" prices node_pipeline at every leader stage and segment and keeps the cheapest; on many nodes at a
+// middle size a tree among leaders beats the chain's one hop per node.
 TEST(NodePipeline, AutoPricesEveryLeaderStage) {
   const CostModel model{.alpha = 2e-6, .beta = 1e-10, .node_alpha = 3e-7, .node_beta = 2.5e-11};
   bool tree_chosen = false;
@@ -159,7 +158,6 @@ TEST(NodePipeline, AutoPricesEveryLeaderStage) {
       ASSERT_NE(it, ranked.end());
       const AlgorithmInfo& a = find_algorithm("node_pipeline");
       for (LeaderStage stage : leader_stages()) {
-        if (stage == LeaderStage::two_tree) continue;
         Problem q = with_defaults(a, p);
         q.parameters.leaders = stage;
         EXPECT_LE(it->seconds, a.cost(q, model) * (1 + 1e-12)) << leader_stage_name(stage);
@@ -167,7 +165,6 @@ TEST(NodePipeline, AutoPricesEveryLeaderStage) {
       Problem chosen = with_defaults(a, p);
       chosen.parameters = it->parameters;
       EXPECT_DOUBLE_EQ(it->seconds, a.cost(chosen, model));
-      EXPECT_NE(it->parameters.leaders, LeaderStage::two_tree);
       tree_chosen |= it->parameters.leaders != LeaderStage::chain;
     }
   EXPECT_TRUE(tree_chosen) << "the chain among leaders won everywhere";

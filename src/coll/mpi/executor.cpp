@@ -190,8 +190,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       for (Queue& q : queues_) all = post(q, windowed) && all;
       if (all) return true;
       if (!block) return false;
-      // Wait for what one queue would wait for: the unposted send that comes first in the program.
-      wait_for_next(*std::ranges::min_element(queues_, {}, [](const Queue& q) { return q.next_step(); }), windowed);
+      wait_for_any(windowed);
     }
   }
 
@@ -201,7 +200,6 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     const std::vector<std::uint32_t>* sends;
     std::vector<std::uint32_t>* in_flight;
     std::size_t next = 0;
-    std::uint32_t next_step() const { return next < sends->size() ? (*sends)[next] : UINT32_MAX; }
   };
 
   bool post(Queue& q, bool windowed) {
@@ -220,11 +218,39 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     return true;
   }
 
-  // Blocks until the queue's next send may go: its inputs have arrived and its window has room.
-  void wait_for_next(Queue& q, bool windowed) {
+  // The step whose request the queue's next send waits for: an input not yet in, else (its window full)
+  // the send in flight whose completion makes room; none where it may go now or the queue is done.
+  std::optional<std::uint32_t> blocker(const Queue& q, bool windowed) const {
+    if (q.next == q.sends->size()) return std::nullopt;
     const std::uint32_t i = (*q.sends)[q.next];
-    for (std::uint32_t d : plan_->dataflow.waits_for(i)) complete(d, true);
-    if (windowed) make_room(*q.in_flight, plan_->program[i].peer, true);
+    for (std::uint32_t d : plan_->dataflow.waits_for(i))
+      if (buffers_.requests[d] != MPI_REQUEST_NULL) return d;
+    if (!windowed || q.in_flight->empty()) return std::nullopt;
+    if (static_cast<int>(q.in_flight->size()) >= window_.per_rank) return q.in_flight->front();
+    int to_peer = 0;
+    std::optional<std::uint32_t> oldest_to_peer;
+    for (std::uint32_t j : *q.in_flight)
+      if (plan_->program[j].peer == plan_->program[i].peer && to_peer++ == 0) oldest_to_peer = j;
+    return to_peer >= window_.per_peer ? oldest_to_peer : std::nullopt;
+  }
+
+  // Blocks until one queue's next send may go: whatever either waits for, the first to complete. (Waiting
+  // for one queue's would hold back the other's sends, which a leader's two links could carry meanwhile.)
+  void wait_for_any(bool windowed) {
+    std::array<std::uint32_t, 2> steps{};
+    std::array<MPI_Request, 2> requests{};
+    int n = 0;
+    for (const Queue& q : queues_)
+      if (const std::optional<std::uint32_t> b = blocker(q, windowed); b && (n == 0 || steps[0] != *b)) {
+        steps[n] = *b;
+        requests[n++] = buffers_.requests[*b];
+      }
+    if (n == 0) return;  // a send may go now: the caller posts it
+    int which = MPI_UNDEFINED;
+    MPI_Status status;
+    const int rc = PMPI_Waitany(n, requests.data(), &which, &status);
+    if (which == MPI_UNDEFINED) return;
+    settle(steps[static_cast<std::size_t>(which)], rc, status);
   }
 
   // Puts and gets through node memory in program order, as far as the data and the ring allow. Apart
@@ -307,13 +333,18 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       rc = PMPI_Test(&request, &flag, &status);
       if (rc == MPI_SUCCESS && !flag) return false;
     }
-    request = MPI_REQUEST_NULL;  // completed, with or without an error
+    settle(i, rc, status);
+    return true;
+  }
+
+  // Step i's request has completed (with or without an error): checks it.
+  void settle(std::uint32_t i, int rc, const MPI_Status& status) {
+    buffers_.requests[i] = MPI_REQUEST_NULL;
     const Step& s = plan_->program[i];
     if (s.op == Step::Op::recv)
       outcome_.received(rc, status, s.range.length, s.peer);
     else
       outcome_.sent(rc);
-    return true;
   }
 
   bool complete_all(bool block) {
