@@ -185,9 +185,11 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       }
       started_ = true;
     }
+    // One queue (every algorithm but the node-aware ones): wait for each send's inputs and room in turn.
+    if (block && queues_[1].sends->empty()) return post(queues_[0], windowed, true);
     for (;;) {
       bool all = true;
-      for (Queue& q : queues_) all = post(q, windowed) && all;
+      for (Queue& q : queues_) all = post(q, windowed, false) && all;
       if (all) return true;
       if (!block) return false;
       wait_for_any(windowed);
@@ -195,20 +197,20 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   }
 
   // One queue of sends (SendWindow): posts them in order while their inputs have arrived and its window has
-  // room; true once all are posted.
+  // room (with `block`, waiting for both); true once all are posted.
   struct Queue {
     const std::vector<std::uint32_t>* sends;
     std::vector<std::uint32_t>* in_flight;
     std::size_t next = 0;
   };
 
-  bool post(Queue& q, bool windowed) {
+  bool post(Queue& q, bool windowed, bool block) {
     for (; q.next < q.sends->size(); ++q.next) {
       const std::uint32_t i = (*q.sends)[q.next];
       for (std::uint32_t d : plan_->dataflow.waits_for(i))
-        if (!complete(d, false)) return false;
+        if (!complete(d, block)) return false;
       const Step& s = plan_->program[i];
-      if (windowed && !make_room(*q.in_flight, s.peer, false)) return false;
+      if (windowed && !make_room(*q.in_flight, s.peer, block)) return false;
       // A pipeline's segment completes only once it has arrived (Plan::paced), so the window paces them.
       const auto send = plan_->paced ? PMPI_Issend : PMPI_Isend;
       HERALD_MPI(send(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
