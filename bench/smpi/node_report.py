@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Gathers the runs of bench/smpi/run-hierarchical.sh into one CSV, a markdown table and a plot.
 
-    /usr/bin/python3 bench/smpi/node_report.py --manifest results/hierarchical-runs.csv --out results \
-        --latency 1us --node-bandwidth 800Gbps --node-latency 0.2us
+    /usr/bin/python3 bench/smpi/node_report.py --manifest results/hierarchical-runs.csv [more ...] \
+        --out results --latency 1us --node-bandwidth 800Gbps --node-latency 0.2us
 
-The manifest has one line per smpirun: bandwidth, nodes, ranks_per_node, placement, bytes, status, wall_s
+Each manifest has one line per smpirun: bandwidth, nodes, ranks_per_node, placement, bytes, status, wall_s
 and the herald-bcast-bench CSV it wrote (herald's algorithms and auto in one run; SMPI's built-ins in runs
 of their own, named ...-smpi-<name>.csv). Writes into --out:
 
@@ -41,23 +41,24 @@ def pick(row):
     return f"{name} {int(row['segment']) // 1024}K" if int(row["segment"] or 0) else name
 
 
-def gather(manifest):
+def gather(manifests):
     groups, problems = defaultdict(dict), []
-    with open(manifest, newline="") as handle:
-        for m in csv.DictReader(handle):
-            key = (m["bandwidth"], int(m["nodes"]), int(m["ranks_per_node"]), m["placement"], m["bytes"])
-            if m["status"] != "ok":
-                problems.append(f"{os.path.basename(m['csv'])}: {m['status']}")
-                continue
-            smpi = m["csv"].rsplit("-smpi-", 1)[1][:-4] if "-smpi-" in m["csv"] else None
-            with open(m["csv"], newline="") as runs:
-                for r in csv.DictReader(runs):
-                    label = r["algorithm"]
-                    if smpi:
-                        label = "smpi:" + smpi
-                    elif label == "native":
-                        label = "smpi:default"
-                    groups[key][label] = r
+    for manifest in manifests:
+        with open(manifest, newline="") as handle:
+            for m in csv.DictReader(handle):
+                key = (m["bandwidth"], int(m["nodes"]), int(m["ranks_per_node"]), m["placement"], m["bytes"])
+                if m["status"] != "ok":
+                    problems.append(f"{os.path.basename(m['csv'])}: {m['status']}")
+                    continue
+                smpi = m["csv"].rsplit("-smpi-", 1)[1][:-4] if "-smpi-" in m["csv"] else None
+                with open(m["csv"], newline="") as runs:
+                    for r in csv.DictReader(runs):
+                        label = r["algorithm"]
+                        if smpi:
+                            label = "smpi:" + smpi
+                        elif label == "native":
+                            label = "smpi:default"
+                        groups[key][label] = r
     return groups, problems
 
 
@@ -150,7 +151,7 @@ def plot(path, rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--manifest", required=True, nargs="+", help="one or more runs' manifests")
     parser.add_argument("--out", required=True)
     parser.add_argument("--latency", default="1us")
     parser.add_argument("--node-bandwidth", default="800Gbps")
