@@ -227,12 +227,15 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     const std::uint32_t i = (*q.sends)[q.next];
     for (std::uint32_t d : plan_->dataflow.waits_for(i))
       if (buffers_.requests[d] != MPI_REQUEST_NULL) return d;
-    if (!windowed || q.in_flight->empty()) return std::nullopt;
-    if (static_cast<int>(q.in_flight->size()) >= window_.per_rank) return q.in_flight->front();
-    int to_peer = 0;
-    std::optional<std::uint32_t> oldest_to_peer;
-    for (std::uint32_t j : *q.in_flight)
+    if (!windowed) return std::nullopt;
+    int live = 0, to_peer = 0;  // sends still in flight (one seen complete no longer counts)
+    std::optional<std::uint32_t> oldest, oldest_to_peer;
+    for (std::uint32_t j : *q.in_flight) {
+      if (buffers_.requests[j] == MPI_REQUEST_NULL) continue;
+      if (live++ == 0) oldest = j;
       if (plan_->program[j].peer == plan_->program[i].peer && to_peer++ == 0) oldest_to_peer = j;
+    }
+    if (live >= window_.per_rank) return oldest;
     return to_peer >= window_.per_peer ? oldest_to_peer : std::nullopt;
   }
 
@@ -242,12 +245,16 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     std::array<std::uint32_t, 2> steps{};
     std::array<MPI_Request, 2> requests{};
     int n = 0;
-    for (const Queue& q : queues_)
-      if (const std::optional<std::uint32_t> b = blocker(q, windowed); b && (n == 0 || steps[0] != *b)) {
+    for (const Queue& q : queues_) {
+      if (q.next == q.sends->size()) continue;
+      const std::optional<std::uint32_t> b = blocker(q, windowed);
+      if (!b) return;  // its next send may go now: the caller posts it
+      if (n == 0 || steps[0] != *b) {
         steps[n] = *b;
         requests[n++] = buffers_.requests[*b];
       }
-    if (n == 0) return;  // a send may go now: the caller posts it
+    }
+    if (n == 0) return;
     int which = MPI_UNDEFINED;
     MPI_Status status;
     const int rc = PMPI_Waitany(n, requests.data(), &which, &status);
