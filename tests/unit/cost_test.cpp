@@ -44,24 +44,6 @@ TEST(ClosedForm, ExactWhereThePathIsExact) {
     }
 }
 
-// two_tree's rounds drift apart on the fair-sharing network unless P is a power of 4; its price says so,
-// so that auto does not take it for a chain's better where it runs slower (at 8 node leaders it did).
-TEST(ClosedForm, TwoTreeDriftIsPriced) {
-  const CostModel smpi{.alpha = 2e-6, .beta = 8e-10, .network = Network::fair_sharing, .overhead = 4e-8,
-                       .eager_bytes = 65535};
-  const AlgorithmInfo& two_tree = find_algorithm("two_tree");
-  const AlgorithmInfo& chain = find_algorithm("chain");
-  for (int ranks : {4, 6, 8, 12, 16, 24, 32, 64}) {
-    const Problem p{.ranks = ranks, .root = 0, .bytes = std::size_t{1} << 20, .parameters = {.segment = 16384}};
-    const double ratio = closed_form(two_tree, p, smpi) / simulated(two_tree, p, smpi);
-    EXPECT_GT(ratio, 0.85) << "P=" << ranks;
-    EXPECT_LT(ratio, 1.2) << "P=" << ranks;
-    // Where the simulator has the chain ahead, so has the price.
-    if (simulated(chain, p, smpi) < simulated(two_tree, p, smpi))
-      EXPECT_LT(closed_form(chain, p, smpi), closed_form(two_tree, p, smpi)) << "P=" << ranks;
-  }
-}
-
 TEST(ClosedForm, WithinAFactorOfTheSimulatorEverywhere) {
   // A bound loose enough for approximations (pipeline fill, eager bursts), tight enough to catch a formula
   // that counts the wrong term.

@@ -32,7 +32,6 @@ class Terms {
     return o() + (fair_ ? m_.alpha : m_.port_seconds()) + bytes * m_.beta;
   }
   bool eager(double bytes) const { return fair_ && !paced_ && bytes <= static_cast<double>(m_.eager_bytes); }
-  bool fair() const { return fair_; }
   double beta() const { return m_.beta; }
 
  private:
@@ -131,19 +130,14 @@ double split_binary_cost(const Problem& p, const CostModel& m) {
   return (1.5 * s.count - 1) * t.next(s.bytes) + height * (t.hop(s.bytes) + t.next(s.bytes));
 }
 
-// Every rank sends about one segment per segment it receives; the last crosses both trees' heights. On the
-// fair-sharing network the two trees' rounds stay in step only where P is a power of 4 (4, 16, 64, ...);
-// elsewhere they drift, a rank's two incoming segments share its link, and a segment's interval grows by a
-// fifth to three fifths (the simulator: bench/sim/results/two-tree-by-ranks.txt; SMPI alike): priced at 1.5.
+// Every rank sends about one segment per segment it receives; the last crosses both trees' heights.
 double two_tree_cost(const Problem& p, const CostModel& m) {
   // Two or three ranks: the trees are single edges, and (P = 3) each rank forwards to the other what the
   // root sent it, which costs as much as the root sending everything to both.
   if (p.ranks <= 3) return linear_cost(p, m);
   const Terms t(m, p);
   const Pipeline s = pipeline(p);
-  const bool power_of_4 = (p.ranks & (p.ranks - 1)) == 0 && floor_log2(p.ranks) % 2 == 0;
-  const double drift = t.fair() && !power_of_4 ? 1.5 : 1.0;
-  return drift * (s.count - 1) * t.next(s.bytes) + 2 * ceil_log(2, p.ranks) * t.hop(s.bytes);
+  return (s.count - 1) * t.next(s.bytes) + 2 * ceil_log(2, p.ranks) * t.hop(s.bytes);
 }
 
 // Scatter, then P-1 ring steps, each waiting for the chunk the previous one brought.
