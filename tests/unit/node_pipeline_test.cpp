@@ -3,6 +3,7 @@
 // byte entering each node once; on each leader a segment goes into the node once held and sent on, and
 // before the last segment has come in; and "auto" prices every stage.
 #include <herald/algorithms.hpp>
+#include <herald/error.hpp>
 #include <herald/selector.hpp>
 #include <herald/simulator.hpp>
 
@@ -96,6 +97,19 @@ TEST(NodePipeline, LeadersPassEachSegmentOnBeforeTheNext) {
     EXPECT_EQ(leader[3 * k + 1].peer, 8) << "the next node's leader first";
     EXPECT_EQ(leader[3 * k + 2].peer, 5) << "then its own node";
     EXPECT_EQ(leader[3 * k + 2].range.offset, 1000 * k);
+  }
+}
+
+// A stage value herald does not know (a cast from a caller's int) is refused before any program is built.
+TEST(NodePipeline, RefusesAnUnknownLeaderStage) {
+  const Problem p{.ranks = 8, .root = 0, .bytes = 1000, .parameters = {.leaders = static_cast<LeaderStage>(42)},
+                  .layout = NodeLayout::blocks(8, 2)};
+  try {
+    make_program(find_algorithm("node_pipeline"), p, 0);
+    FAIL() << "leader stage 42 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("leader stage 42"), std::string::npos) << e.what();
   }
 }
 
