@@ -123,8 +123,8 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   app.add_option("--radix", s.parameters.radix, "tree radix (knomial)");
   app.add_option("--node-size", s.parameters.node_size, "ranks per node, consecutive (hierarchical)");
   app.add_option("--leaders", leaders_text,
-                 "the stage among node leaders of node_pipeline and node_shared: chain, two_tree, split_binary, "
-                 "binary or scatter_ring_tuned (default chain; auto prices every one)");
+                 "the stage among node leaders of node_pipeline and node_shared: " + herald::leader_stage_names() +
+                     " (default chain; auto prices every one)");
   app.add_flag("--nonblocking", s.nonblocking, "time ibcast + wait instead of bcast");
   std::string clock_text = "osu";
   app.add_option("--clock", clock_text,

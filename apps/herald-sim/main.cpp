@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
   app.add_option("--radix", problem.parameters.radix, "tree radix (knomial)");
   app.add_option("--node-size", problem.parameters.node_size, "ranks per node, consecutive (hierarchical)");
   app.add_option("--leaders", leaders_text,
-                 "the stage among node leaders of node_pipeline and node_shared: chain, two_tree, split_binary, "
-                 "binary or scatter_ring_tuned (default chain; auto prices every one)");
+                 "the stage among node leaders of node_pipeline and node_shared: " + herald::leader_stage_names() +
+                     " (default chain; auto prices every one)");
   app.add_option("--alpha", model.alpha, "seconds per message")->capture_default_str();
   app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (negative: alpha)")
       ->capture_default_str();

@@ -49,6 +49,8 @@ std::string algorithm_names();
 std::span<const LeaderStage> leader_stages() noexcept;
 // Its name, the table algorithm it runs ("" for unset).
 std::string_view leader_stage_name(LeaderStage stage) noexcept;
+// Comma-separated list of their names, for error messages and --help.
+std::string leader_stage_names();
 // The stage of that name; throws Error(invalid_argument) naming `what` and the choices for any other.
 LeaderStage parse_leader_stage(std::string_view name, std::string_view what);
 

@@ -25,7 +25,7 @@ struct ByteRange {
 
 // The pipelined broadcast a node-aware algorithm runs among its nodes' leaders (one rank a node): one of
 // the table's algorithms of that name. unset: the algorithm's default (chain).
-enum class LeaderStage : std::uint8_t { unset, chain, binary, split_binary, two_tree, scatter_ring_tuned };
+enum class LeaderStage : std::uint8_t { unset, chain, binary, split_binary, two_tree, scatter_ring_tuned, binomial };
 
 // Tunables shared by the algorithms; zero (unset) means "the algorithm's documented default".
 struct Parameters {

@@ -184,5 +184,25 @@ TEST(NodePipeline, AutoPricesEveryLeaderStage) {
   EXPECT_TRUE(tree_chosen) << "the chain among leaders won everywhere";
 }
 
+// Up to 16 nodes the stage among leaders is priced by simulating it (a long pipeline from a short one's fill
+// and interval): with one rank a node, node_pipeline is that stage alone, and its price is the simulator's
+// time for the stage's own schedule, within 5% (the short pipeline's interval is not yet quite the long one's).
+TEST(NodePipeline, AStageAmongFewLeadersIsPricedAsItSimulates) {
+  const CostModel model{.alpha = 2e-6, .beta = 8e-10, .network = Network::fair_sharing, .overhead = 5e-7,
+                        .eager_bytes = 65535, .node_alpha = 4e-7, .node_beta = 1e-10};
+  for (int nodes : {2, 3, 5, 8, 11, 16})
+    for (LeaderStage stage : leader_stages())
+      for (std::size_t bytes : {std::size_t{1000}, std::size_t{65536}, std::size_t{3} << 20})
+        for (std::size_t segment : {std::size_t{16384}, std::size_t{65536}}) {
+          Problem p{.ranks = nodes, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(nodes, 1)};
+          p.parameters = {.segment = segment, .leaders = stage};
+          const AlgorithmInfo& own = find_algorithm(leader_stage_name(stage));
+          const Problem alone = with_defaults(own, {.ranks = nodes, .root = 0, .bytes = bytes, .parameters = {.segment = segment}});
+          const double simulated = simulate(make_schedule(own, alone), model).predicted_seconds;
+          EXPECT_NEAR(algorithm().cost(with_defaults(algorithm(), p), model) / simulated, 1.0, 0.05)
+              << nodes << " nodes, " << leader_stage_name(stage) << ", " << bytes << " B, segment " << segment;
+        }
+}
+
 }  // namespace
 }  // namespace herald

@@ -12,7 +12,9 @@
 #include "algorithms.hpp"
 #include "nodes.hpp"
 
+#include <herald/algorithms.hpp>
 #include <herald/node_memory.hpp>
+#include <herald/simulator.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -166,9 +168,36 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m) {
 
 namespace {
 
-// The problem's stage among the leaders of `nodes` nodes, priced by its own formula.
+// Up to this many nodes the stage among leaders is priced by simulating it: the closed forms follow each
+// algorithm's critical path at the rank counts they are built around (two_tree's at powers of 4), and
+// stray from it elsewhere (two_tree among 8 leaders runs 1.4x its formula). Simulating costs each size's
+// first choice a few milliseconds at 16 leaders (herald-selection-bench) and grows with the leaders; beyond,
+// the formula.
+constexpr int simulated_leaders = 16;
+// A pipeline's segments simulated: twice this many give its fill and drain, the difference to this many its
+// interval, which the longer pipeline repeats.
+constexpr std::size_t simulated_segments = 8;
+
+double simulated_cost(const AlgorithmInfo& a, const Problem& p, const CostModel& m) {
+  auto run = [&](std::size_t bytes) {
+    Problem q = p;
+    q.bytes = bytes;
+    return simulate(make_schedule(a, q), m).predicted_seconds;
+  };
+  const std::size_t segment = p.parameters.segment;
+  if (!paced(p) || p.bytes <= 2 * simulated_segments * segment) return run(p.bytes);
+  const double count = std::ceil(static_cast<double>(p.bytes) / static_cast<double>(segment));
+  const double shorter = run(simulated_segments * segment);
+  const double longer = run(2 * simulated_segments * segment);
+  const double interval = (longer - shorter) / static_cast<double>(simulated_segments);
+  return longer + (count - 2.0 * simulated_segments) * interval;
+}
+
+// The problem's stage among the leaders of `nodes` nodes.
 double among_leaders_cost(const Problem& p, int nodes, const CostModel& m) {
-  return leader_algorithm(p.parameters.leaders).cost(leaders_problem(p, nodes), m);
+  const AlgorithmInfo& a = leader_algorithm(p.parameters.leaders);
+  const Problem leaders = leaders_problem(p, nodes);
+  return nodes <= simulated_leaders ? simulated_cost(a, leaders, m) : a.cost(leaders, m);
 }
 
 // A node-aware broadcast: its stage among leaders, each segment interval of a leader stretched by its sends

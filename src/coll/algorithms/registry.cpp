@@ -130,7 +130,8 @@ constexpr StageName stage_names[] = {{LeaderStage::chain, "chain"},
                                      {LeaderStage::two_tree, "two_tree"},
                                      {LeaderStage::split_binary, "split_binary"},
                                      {LeaderStage::binary, "binary"},
-                                     {LeaderStage::scatter_ring_tuned, "scatter_ring_tuned"}};
+                                     {LeaderStage::scatter_ring_tuned, "scatter_ring_tuned"},
+                                     {LeaderStage::binomial, "binomial"}};
 constexpr std::array<LeaderStage, std::size(stage_names)> stage_order = [] {
   std::array<LeaderStage, std::size(stage_names)> order{};
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = stage_names[i].stage;
@@ -147,14 +148,17 @@ std::string_view leader_stage_name(LeaderStage stage) noexcept {
   return {};
 }
 
+std::string leader_stage_names() {
+  std::string names;
+  for (const StageName& s : stage_names) names += (names.empty() ? "" : ", ") + std::string(s.name);
+  return names;
+}
+
 LeaderStage parse_leader_stage(std::string_view name, std::string_view what) {
-  std::string choices;
-  for (const StageName& s : stage_names) {
+  for (const StageName& s : stage_names)
     if (s.name == name) return s.stage;
-    choices += (choices.empty() ? "" : ", ") + std::string(s.name);
-  }
-  throw Error(Errc::invalid_argument,
-              std::string(what) + " '" + std::string(name) + "' is not a stage among node leaders (" + choices + ")");
+  throw Error(Errc::invalid_argument, std::string(what) + " '" + std::string(name) +
+                                          "' is not a stage among node leaders (" + leader_stage_names() + ")");
 }
 
 std::span<const AlgorithmInfo> algorithms() { return table; }
