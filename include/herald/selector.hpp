@@ -19,12 +19,14 @@ struct Choice {
   double seconds = 0;
 };
 
-// How many times the broadcast's bytes cross the busiest node's one network link, in or out, under the
-// problem's nodes (nodes_of()): 1 where every byte enters each node once (node_pipeline; a chain over nodes
-// in blocks), up to the ranks per node for an algorithm whose every rank takes its data from another node.
+// How many ranks' worth of traffic the busiest node's one network link carries, in or out, under the
+// problem's nodes (nodes_of()): that node's bytes across over its busiest rank's. The closed forms time
+// each rank's own sends one after another, so this is what they miss: 1 where a node's traffic crosses
+// through one rank (the node-aware algorithms, whose leaders alone cross; a tree's root; a chain over nodes
+// in blocks), up to the ranks per node where every rank of a node takes its data from another node.
 // Counted on the algorithm's own schedule at a small size (a few segments); 1 on one node. Above 2048 ranks,
-// where building every rank's program would cost seconds, estimated instead: 1 for node_pipeline,
-// ceil(log2 nodes) for hierarchical, the largest node's ranks for the others.
+// where building every rank's program would cost seconds, the largest node's ranks for the algorithms that
+// are not node-aware.
 double link_load(const AlgorithmInfo& algorithm, const Problem& problem);
 
 // The bytes an algorithm's schedule moves, in all, per byte broadcast: P - 1 where no rank receives a byte

@@ -17,28 +17,38 @@ constexpr std::size_t largest_candidate = 16 * 1024 * 1024;
 
 }  // namespace
 
+// How many times over a node's link carries what its busiest rank sends (or receives) across it: the
+// closed forms already time each rank's own sends one after the other, so a node whose traffic crosses
+// through one rank (a tree's root, a leader) shares nothing, and one whose R ranks each cross with the same
+// bytes (a flat chain placed cyclically) shares its link R ways.
 double link_load(const AlgorithmInfo& a, const Problem& problem) {
   const NodeLayout nodes = nodes_of(problem);
   // One leader a node crosses the network, and its stage's formula counts each leader's sends.
-  if (nodes.nodes() == 1 || a.reads_leaders) return 1.0;
+  if (nodes.nodes() == 1 || a.reads_node_size) return 1.0;
   const int P = problem.ranks;
-  if (P > 2048) {
-    if (a.name == "hierarchical") return std::ceil(std::log2(static_cast<double>(nodes.nodes())));
-    return nodes.largest_node();
-  }
+  if (P > 2048) return nodes.largest_node();
   // A few segments of a few bytes per rank: the structure of a large broadcast, built quickly.
   Problem small = problem;
   small.bytes = 64 * static_cast<std::size_t>(P);
   small.parameters.segment = a.reads_segment ? small.bytes / 8 : 0;
-  std::vector<std::size_t> in(static_cast<std::size_t>(nodes.nodes()), 0), out(in.size(), 0);
-  for (int r = 0; r < P; ++r)
-    for (const Step& step : make_program(a, small, r)) {
-      if (nodes.node_of(step.peer) == nodes.node_of(r)) continue;
-      (step.op == Step::Op::recv ? in : out)[static_cast<std::size_t>(nodes.node_of(r))] += step.range.length;
-    }
-  std::size_t busiest = 0;
-  for (std::size_t n = 0; n < in.size(); ++n) busiest = std::max({busiest, in[n], out[n]});
-  return std::max(1.0, static_cast<double>(busiest) / static_cast<double>(small.bytes));
+  const auto N = static_cast<std::size_t>(nodes.nodes());
+  std::vector<std::size_t> node_in(N, 0), node_out(N, 0), rank_in(N, 0), rank_out(N, 0);
+  for (int r = 0; r < P; ++r) {
+    std::size_t in = 0, out = 0;
+    for (const Step& step : make_program(a, small, r))
+      if (nodes.node_of(step.peer) != nodes.node_of(r)) (step.op == Step::Op::recv ? in : out) += step.range.length;
+    const auto n = static_cast<std::size_t>(nodes.node_of(r));
+    node_in[n] += in;
+    node_out[n] += out;
+    rank_in[n] = std::max(rank_in[n], in);
+    rank_out[n] = std::max(rank_out[n], out);
+  }
+  double load = 1.0;
+  for (std::size_t n = 0; n < N; ++n) {
+    if (rank_in[n] > 0) load = std::max(load, static_cast<double>(node_in[n]) / static_cast<double>(rank_in[n]));
+    if (rank_out[n] > 0) load = std::max(load, static_cast<double>(node_out[n]) / static_cast<double>(rank_out[n]));
+  }
+  return load;
 }
 
 double bytes_moved(const AlgorithmInfo& a, const Problem& problem) {
