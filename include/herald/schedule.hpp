@@ -54,6 +54,14 @@ struct Problem {
 // override, for tests and simulation), else the layout, else one node.
 NodeLayout nodes_of(const Problem& problem);
 
+// How many nodes nodes_of() gives and the ranks of the largest, without building the layout: what the
+// closed-form costs need, at any P in a few operations.
+struct NodeCounts {
+  int nodes = 1;
+  int largest = 1;
+};
+NodeCounts node_counts(const Problem& problem);
+
 // One message sent or received. Its range may be empty: it is still a message, so that an algorithm whose
 // chunks can run past the end of a short buffer keeps the same messages for every count.
 struct Step {

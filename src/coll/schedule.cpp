@@ -12,6 +12,13 @@ NodeLayout nodes_of(const Problem& p) {
   return NodeLayout::blocks(p.ranks, p.ranks);
 }
 
+NodeCounts node_counts(const Problem& p) {
+  if (p.parameters.node_size > 0)
+    return {(p.ranks + p.parameters.node_size - 1) / p.parameters.node_size, std::min(p.ranks, p.parameters.node_size)};
+  if (p.layout.known() && p.layout.ranks() == p.ranks) return {p.layout.nodes(), p.layout.largest_node()};
+  return {1, p.ranks};
+}
+
 SendQueues send_queues(const NodeLayout& nodes, int rank, const Program& program) {
   SendQueues q;
   const bool apart = nodes.nodes() > 1;

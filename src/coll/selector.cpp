@@ -78,7 +78,7 @@ double LinkLoads::of(const AlgorithmInfo& a, const Problem& problem) {
 
 std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& model, LinkLoads* loads) {
   validate(problem);
-  const bool spans_nodes = nodes_of(problem).nodes() > 1;
+  const bool spans_nodes = node_counts(problem).nodes > 1;
   std::vector<Choice> ranked;
   for (const AlgorithmInfo& a : algorithms()) {
     const Problem given = with_defaults(a, problem);

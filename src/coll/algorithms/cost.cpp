@@ -204,23 +204,23 @@ double among_leaders_cost(const Problem& p, int nodes, const CostModel& m) {
 // within the node, then the last segment's way through the largest node: down a chain (`fan_out` false,
 // R - 1 hops) or from the leader to each rank in turn (one hop, R - 1 sends a segment).
 double node_stages_cost(const Problem& p, const CostModel& m, bool fan_out) {
-  const Nodes nodes(p);
+  const NodeCounts nodes = node_counts(p);
   const CostModel node_model = m.within_node();  // Terms holds a reference
   const Terms inside(node_model, p);
   const Pipeline s = pipeline(p);
-  const int sends = fan_out ? nodes.largest() - 1 : 1;
-  const int hops = fan_out ? 1 : nodes.largest() - 1;
-  if (nodes.count() == 1) return (s.count * sends - 1) * inside.next(s.bytes) + hops * inside.hop(s.bytes);
-  const double across = among_leaders_cost(p, nodes.count(), m);
-  if (nodes.largest() == 1) return across;
+  const int sends = fan_out ? nodes.largest - 1 : 1;
+  const int hops = fan_out ? 1 : nodes.largest - 1;
+  if (nodes.nodes == 1) return (s.count * sends - 1) * inside.next(s.bytes) + hops * inside.hop(s.bytes);
+  const double across = among_leaders_cost(p, nodes.nodes, m);
+  if (nodes.largest == 1) return across;
   return across + s.count * sends * inside.next(s.bytes) + hops * inside.hop(s.bytes);
 }
 
 }  // namespace
 
 double node_pipeline_cost(const Problem& p, const CostModel& m) {
-  const Nodes nodes(p);
-  if (nodes.count() == 1) {  // one chain through the node
+  const NodeCounts nodes = node_counts(p);
+  if (nodes.nodes == 1) {  // one chain through the node
     Problem one = p;
     one.parameters.fanout = 1;
     return chain_cost(one, m.within_node());
@@ -237,15 +237,15 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
 double node_shared_cost(const Problem& p, const CostModel& m) {
   if (!p.node_memory) return node_stages_cost(p, m, true);
   constexpr double copy_alpha = 2.5e-7;
-  const Nodes nodes(p);
+  const NodeCounts nodes = node_counts(p);
   const double copy_beta = m.within_node().beta / 4;
   const Pipeline s = pipeline(p);
   const double piece = std::min(s.bytes, static_cast<double>(node_memory_slot_bytes));
   const double pieces = std::ceil(static_cast<double>(p.bytes) / piece);
   const double copy = copy_alpha + piece * copy_beta;
-  const double within = nodes.largest() == 1 ? 0.0 : pieces * copy + copy;
-  if (nodes.count() == 1) return within;
-  return among_leaders_cost(p, nodes.count(), m) + within;
+  const double within = nodes.largest == 1 ? 0.0 : pieces * copy + copy;
+  if (nodes.nodes == 1) return within;
+  return among_leaders_cost(p, nodes.nodes, m) + within;
 }
 
 }  // namespace herald::detail

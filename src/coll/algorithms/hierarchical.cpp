@@ -37,11 +37,11 @@ Program hierarchical_program(const Problem& p, int rank) {
 }
 
 double hierarchical_cost(const Problem& p, const CostModel& m) {
-  const Nodes nodes(p);
+  const NodeCounts nodes = node_counts(p);
   Problem across = p, inside = p;
-  across.ranks = nodes.count();
-  inside.ranks = nodes.largest();
-  const double between = nodes.count() > 1 ? binomial_cost(across, m) : 0.0;
+  across.ranks = nodes.nodes;
+  inside.ranks = nodes.largest;
+  const double between = nodes.nodes > 1 ? binomial_cost(across, m) : 0.0;
   const double within = inside.ranks > 1 ? binomial_cost(inside, m.within_node()) : 0.0;
   return between + within;
 }
