@@ -24,7 +24,7 @@ void choose(benchmark::State& state) {
 }
 
 // P ranks in nodes of 8, with the node's own model. Link loads come from schedules once per communicator (the
-// LinkLoads a communicator keeps, here filled before timing); the stage among up to 32 leaders is simulated
+// LinkLoads a communicator keeps, here filled before timing); the stage among up to 16 leaders is simulated
 // at every candidate, which each size pays.
 void choose_on_nodes(benchmark::State& state) {
   const int ranks = static_cast<int>(state.range(0));

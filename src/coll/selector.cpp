@@ -17,10 +17,8 @@ constexpr std::size_t largest_candidate = 16 * 1024 * 1024;
 
 }  // namespace
 
-// How many times over a node's link carries what its busiest rank sends (or receives) across it: the
-// closed forms already time each rank's own sends one after the other, so a node whose traffic crosses
-// through one rank (a tree's root, a leader) shares nothing, and one whose R ranks each cross with the same
-// bytes (a flat chain placed cyclically) shares its link R ways.
+// Over the busiest rank's, not over the message: the closed forms already time a rank's own sends one after
+// another, so only other ranks crossing the same link slow it.
 double link_load(const AlgorithmInfo& a, const Problem& problem) {
   const NodeLayout nodes = nodes_of(problem);
   // One leader a node crosses the network, and its stage's formula counts each leader's sends.

@@ -1,6 +1,6 @@
 // Closed-form costs: what each algorithm's schedule takes under a cost model, in a few operations whatever
 // P, so that "auto" can price every algorithm and segment size at every call size without building a
-// schedule. Each formula follows the critical path the algorithm's file describes, in two per-message terms
+// schedule (but the node-aware algorithms' stage among up to 16 leaders, simulated: below). Each formula follows the critical path the algorithm's file describes, in two per-message terms
 // that hold for both networks of the simulator with one send in flight:
 //   hop(m)  from posting a send of m bytes to its receiver having completed it: 2o + alpha + m beta
 //   next(m) from posting a send to posting the rank's next one: o + g + m beta, where g is alpha on the
