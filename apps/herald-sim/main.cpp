@@ -10,6 +10,30 @@
 
 #include <iostream>
 
+namespace {
+
+// The preset's model, with each option the command line gave kept; its typical node as the node size
+// unless --node-size is given.
+herald::CostModel with_preset(const herald::CostPreset& preset, const herald::CostModel& given, const CLI::App& app,
+                              herald::Problem& problem) {
+  herald::CostModel m = preset.model;
+  auto keep = [&](const char* option, auto member) {
+    if (app.count(option) > 0) m.*member = given.*member;
+  };
+  keep("--alpha", &herald::CostModel::alpha);
+  keep("--beta", &herald::CostModel::beta);
+  keep("--gap", &herald::CostModel::gap);
+  keep("--network", &herald::CostModel::network);
+  keep("--overhead", &herald::CostModel::overhead);
+  keep("--eager", &herald::CostModel::eager_bytes);
+  keep("--node-alpha", &herald::CostModel::node_alpha);
+  keep("--node-beta", &herald::CostModel::node_beta);
+  if (app.count("--node-size") == 0) problem.parameters.node_size = preset.ranks_per_node;
+  return m;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Simulate a herald broadcast schedule: delivery check, counts and alpha-beta cost"};
   std::string algorithm = "binomial", bytes_text = "1";
@@ -51,6 +75,16 @@ int main(int argc, char** argv) {
   app.add_option("--window-per-peer", window.per_peer, "fair: sends in flight per rank to one peer")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--node-alpha", model.node_alpha,
+                 "seconds per message within a node, for auto's price of the node-aware algorithms (negative: --alpha)")
+      ->capture_default_str();
+  app.add_option("--node-beta", model.node_beta, "seconds per byte within a node (negative: --beta)")
+      ->capture_default_str();
+  std::string preset;
+  app.add_option("--preset", preset,
+                 "a built-in model of a typical machine (" + herald::cost_preset_names() +
+                     "): its network and node figures, and its typical node's ranks as --node-size; the options "
+                     "above that are given win");
   app.add_flag("--json", json, "print JSON instead of key=value lines");
   CLI11_PARSE(app, argc, argv);
 
@@ -58,6 +92,7 @@ int main(int argc, char** argv) {
     problem.bytes = herald::parse_bytes(bytes_text, "--bytes");
     model.eager_bytes = herald::parse_bytes(eager_text, "--eager");
     model.network = network == "fair" ? herald::Network::fair_sharing : herald::Network::ports;
+    if (!preset.empty()) model = with_preset(herald::cost_preset(preset, "--preset"), model, app, problem);
     if (!segment_text.empty()) problem.parameters.segment = herald::parse_bytes(segment_text, "--segment");
     if (!leaders_text.empty()) problem.parameters.leaders = herald::parse_leader_stage(leaders_text, "--leaders");
     double closed_form = -1;

@@ -64,14 +64,21 @@ const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& m
 
 // Built-in models of typical machines (docs/tuning.md, "Without a tuning file"): published orders of
 // magnitude for their latency, bandwidth and per-message cost, not measurements of any one machine.
+// Each cluster preset has a typical node: its processors and as many ranks as they have cores, with MPI
+// over shared memory within it (the model's node_alpha and node_beta). herald finds a job's real nodes
+// itself; the shape is for the tools that price a cluster without running on it (herald-sim --preset).
 struct CostPreset {
   const char* name;
   const char* describes;
   CostModel model;
+  const char* node = "";    // the typical node's processors
+  int ranks_per_node = 0;   // one per core; 0: one node (shared-memory)
 };
 std::span<const CostPreset> cost_presets() noexcept;
-// The preset of that name; throws Error(invalid_argument) naming the choices for any other.
-const CostPreset& cost_preset(std::string_view name);
+// Comma-separated list of their names, for error messages and --help.
+std::string cost_preset_names();
+// The preset of that name; throws Error(invalid_argument) naming `what` and the choices for any other.
+const CostPreset& cost_preset(std::string_view name, std::string_view what = "HERALD_PRESET");
 
 // The cost model "auto" uses: HERALD_ALPHA, HERALD_BETA and HERALD_GAP (seconds, seconds per byte), and
 // HERALD_NETWORK (ports or fair) with HERALD_OVERHEAD and HERALD_EAGER_BYTES for the fair-sharing network;

@@ -145,26 +145,33 @@ constexpr CostModel cluster(double alpha, double beta, double overhead, std::siz
   return {.alpha = alpha, .beta = beta, .network = Network::fair_sharing, .overhead = overhead, .eager_bytes = eager,
           .node_alpha = shm_alpha, .node_beta = shm_beta};
 }
+// Each cluster's typical node: the processors of common machines on that network, a rank per core.
 constexpr CostPreset presets[] = {
     {"shared-memory", "one node, MPI over shared memory", {.alpha = shm_alpha, .beta = shm_beta}},
-    {"ethernet-10g", "10 Gbit/s Ethernet, MPI over TCP", cluster(25e-6, 8.5e-10, 2e-6, 65536)},
-    {"ethernet-100g", "100 Gbit/s Ethernet with RoCE", cluster(3e-6, 8.5e-11, 3e-7, 16384)},
-    {"infiniband-edr", "InfiniBand EDR, 100 Gbit/s", cluster(1.2e-6, 8.3e-11, 1e-7, 8192)},
-    {"infiniband-hdr", "InfiniBand HDR, 200 Gbit/s", cluster(1.1e-6, 4.2e-11, 1e-7, 8192)},
-    {"omni-path", "Intel Omni-Path, 100 Gbit/s", cluster(1.0e-6, 8.6e-11, 2e-7, 8192)},
-    {"slingshot", "HPE Slingshot-11, 200 Gbit/s", cluster(2.0e-6, 4.2e-11, 2e-7, 8192)},
+    {"ethernet-10g", "10 Gbit/s Ethernet, MPI over TCP", cluster(25e-6, 8.5e-10, 2e-6, 65536), "2 x 16-core x86", 32},
+    {"ethernet-100g", "100 Gbit/s Ethernet with RoCE", cluster(3e-6, 8.5e-11, 3e-7, 16384), "2 x 32-core x86", 64},
+    {"infiniband-edr", "InfiniBand EDR, 100 Gbit/s", cluster(1.2e-6, 8.3e-11, 1e-7, 8192), "2 x 18-core Intel Xeon",
+     36},
+    {"infiniband-hdr", "InfiniBand HDR, 200 Gbit/s", cluster(1.1e-6, 4.2e-11, 1e-7, 8192), "2 x 64-core AMD EPYC",
+     128},
+    {"omni-path", "Intel Omni-Path, 100 Gbit/s", cluster(1.0e-6, 8.6e-11, 2e-7, 8192), "2 x 24-core Intel Xeon", 48},
+    {"slingshot", "HPE Slingshot-11, 200 Gbit/s", cluster(2.0e-6, 4.2e-11, 2e-7, 8192), "2 x 64-core AMD EPYC", 128},
 };
 }  // namespace
 
 std::span<const CostPreset> cost_presets() noexcept { return presets; }
 
-const CostPreset& cost_preset(std::string_view name) {
-  std::string choices;
-  for (const CostPreset& p : presets) {
+std::string cost_preset_names() {
+  std::string names;
+  for (const CostPreset& p : presets) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
+const CostPreset& cost_preset(std::string_view name, std::string_view what) {
+  for (const CostPreset& p : presets)
     if (name == p.name) return p;
-    choices += (choices.empty() ? "" : ", ") + std::string(p.name);
-  }
-  throw Error(Errc::invalid_argument, "HERALD_PRESET '" + std::string(name) + "' is not one of " + choices);
+  throw Error(Errc::invalid_argument,
+              std::string(what) + " '" + std::string(name) + "' is not one of " + cost_preset_names());
 }
 
 CostModel cost_model_from_environment() {

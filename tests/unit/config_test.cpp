@@ -216,6 +216,15 @@ TEST(Config, CostPresets) {
     EXPECT_LE(m.within_node().alpha, m.alpha) << p.name;  // shared memory is never slower than the network
     EXPECT_EQ(&cost_preset(p.name), &p);
   }
+  // Every cluster preset names its typical node, a rank per core, with shared memory within it.
+  for (const CostPreset& p : cost_presets()) {
+    if (p.model.network != Network::fair_sharing) continue;
+    EXPECT_GE(p.ranks_per_node, 8) << p.name;
+    EXPECT_NE(std::string(p.node), "") << p.name;
+    EXPECT_GT(p.model.node_alpha, 0) << p.name;
+    EXPECT_GT(p.model.node_beta, 0) << p.name;
+  }
+  EXPECT_EQ(cost_preset("shared-memory").ranks_per_node, 0);
   ::setenv("HERALD_PRESET", "infiniband-hdr", 1);
   ::setenv("HERALD_ALPHA", "7e-6", 1);
   EXPECT_DOUBLE_EQ(cost_model_from_environment().alpha, 7e-6);
