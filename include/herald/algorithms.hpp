@@ -33,6 +33,9 @@ struct AlgorithmInfo {
   // Its completion time under a cost model, in closed form (with one send in flight per rank), for P >= 2
   // and parameters defaulted: what "auto" compares. The simulator gives the exact figure.
   double (*cost)(const Problem& problem, const CostModel& model) = nullptr;
+  // The algorithms with a stage among node leaders (reads_leaders): where the ranks span nodes, `cost` is
+  // leader_stage_cost() plus this, so that "auto" prices each stage once for them all.
+  double (*within_cost)(const Problem& problem, const CostModel& model) = nullptr;
 };
 
 // Every schedule-generating algorithm, in the order the docs list them. (`native`, the installed MPI's own
@@ -51,6 +54,9 @@ std::span<const LeaderStage> leader_stages() noexcept;
 std::string_view leader_stage_name(LeaderStage stage) noexcept;
 // Comma-separated list of their names, for error messages and --help.
 std::string leader_stage_names();
+// What the problem's stage among the leaders of its nodes (more than one) takes under the model: simulated
+// up to 16 nodes, in closed form beyond.
+double leader_stage_cost(const Problem& problem, const CostModel& model);
 // The stage of that name; throws Error(invalid_argument) naming `what` and the choices for any other.
 LeaderStage parse_leader_stage(std::string_view name, std::string_view what);
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace herald {
@@ -78,6 +80,9 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
   validate(problem);
   const bool spans_nodes = node_counts(problem).nodes > 1;
   std::vector<Choice> ranked;
+  // The stage among node leaders, priced once for every node-aware algorithm that runs it: its link load is
+  // 1 (link_load()), so each prices it under the same model.
+  std::map<std::tuple<LeaderStage, std::size_t, int>, double> stages;
   for (const AlgorithmInfo& a : algorithms()) {
     const Problem given = with_defaults(a, problem);
     // Nothing moves: every algorithm is free.
@@ -88,21 +93,28 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
     // The ranks of a node share its link: its bytes cross it as many times as the algorithm makes them.
     CostModel shared = model;
     if (spans_nodes) shared.beta *= loads ? loads->of(a, problem) : link_load(a, problem);
-    Choice best{&a, given.parameters, a.cost(given, shared)};
+    auto price = [&](const Problem& candidate) {
+      if (!spans_nodes || a.within_cost == nullptr) return a.cost(candidate, shared);
+      const Parameters& q = candidate.parameters;
+      auto [stage, added] = stages.try_emplace({q.leaders, q.segment, q.fanout}, 0.0);
+      if (added) stage->second = leader_stage_cost(candidate, shared);
+      return stage->second + a.within_cost(candidate, shared);
+    };
+    Choice best{&a, given.parameters, price(given)};
     const bool pick_stage = a.reads_leaders && problem.parameters.leaders == LeaderStage::unset && spans_nodes;
     const std::span<const LeaderStage> stages = pick_stage ? leader_stages() : std::span(&given.parameters.leaders, 1);
     for (LeaderStage stage : stages) {
       Problem candidate = given;
       candidate.parameters.leaders = stage;
       if (stage != given.parameters.leaders) {
-        const double seconds = a.cost(candidate, shared);
+        const double seconds = price(candidate);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
       }
       if (!a.reads_segment || problem.parameters.segment != 0 || a.defaults.segment == 0) continue;
       for (std::size_t segment = smallest_candidate; segment <= largest_candidate && segment < problem.bytes;
            segment *= 2) {
         candidate.parameters.segment = segment;
-        const double seconds = a.cost(candidate, shared);
+        const double seconds = price(candidate);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
       }
     }

@@ -204,5 +204,24 @@ TEST(NodePipeline, AStageAmongFewLeadersIsPricedAsItSimulates) {
         }
 }
 
+// "auto" prices a stage among leaders once for both node-aware algorithms: across nodes each one's price is
+// exactly that stage's plus its own part within the nodes.
+TEST(NodePipeline, APriceIsTheLeaderStagesPlusWithinTheNodes) {
+  const CostModel model{.alpha = 2e-6, .beta = 8e-10, .network = Network::fair_sharing, .overhead = 5e-7,
+                        .eager_bytes = 65535, .node_alpha = 4e-7, .node_beta = 1e-10};
+  for (const char* name : node_aware)
+    for (int nodes : {2, 5, 16, 40})
+      for (LeaderStage stage : leader_stages())
+        for (std::size_t bytes : {std::size_t{1000}, std::size_t{1} << 20}) {
+          const AlgorithmInfo& a = find_algorithm(name);
+          ASSERT_NE(a.within_cost, nullptr) << name;
+          Problem p{.ranks = nodes * 3, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(nodes * 3, 3)};
+          p.parameters.leaders = stage;
+          p = with_defaults(a, p);
+          EXPECT_DOUBLE_EQ(a.cost(p, model), leader_stage_cost(p, model) + a.within_cost(p, model))
+              << name << " " << nodes << " nodes, " << leader_stage_name(stage) << ", " << bytes << " B";
+        }
+}
+
 }  // namespace
 }  // namespace herald

@@ -35,5 +35,8 @@ double scatter_rdb_cost(const Problem& p, const CostModel& m);
 double hierarchical_cost(const Problem& p, const CostModel& m);
 double node_pipeline_cost(const Problem& p, const CostModel& m);
 double node_shared_cost(const Problem& p, const CostModel& m);
+// Across nodes, node_pipeline_cost and node_shared_cost are leader_stage_cost() plus these.
+double node_pipeline_within_cost(const Problem& p, const CostModel& m);
+double node_shared_within_cost(const Problem& p, const CostModel& m);
 
 }  // namespace herald::detail

@@ -193,17 +193,11 @@ double simulated_cost(const AlgorithmInfo& a, const Problem& p, const CostModel&
   return longer + (count - 2.0 * simulated_segments) * interval;
 }
 
-// The problem's stage among the leaders of `nodes` nodes.
-double among_leaders_cost(const Problem& p, int nodes, const CostModel& m) {
-  const AlgorithmInfo& a = leader_algorithm(p.parameters.leaders);
-  const Problem leaders = leaders_problem(p, nodes);
-  return nodes <= simulated_leaders ? simulated_cost(a, leaders, m) : a.cost(leaders, m);
-}
-
-// A node-aware broadcast: its stage among leaders, each segment interval of a leader stretched by its sends
+// Within the nodes of a node-aware broadcast: each segment interval of a leader stretched by its sends
 // within the node, then the last segment's way through the largest node: down a chain (`fan_out` false,
-// R - 1 hops) or from the leader to each rank in turn (one hop, R - 1 sends a segment).
-double node_stages_cost(const Problem& p, const CostModel& m, bool fan_out) {
+// R - 1 hops) or from the leader to each rank in turn (one hop, R - 1 sends a segment). On one node, the
+// whole broadcast.
+double within_nodes_cost(const Problem& p, const CostModel& m, bool fan_out) {
   const NodeCounts nodes = node_counts(p);
   const CostModel node_model = m.within_node();  // Terms holds a reference
   const Terms inside(node_model, p);
@@ -211,21 +205,26 @@ double node_stages_cost(const Problem& p, const CostModel& m, bool fan_out) {
   const int sends = fan_out ? nodes.largest - 1 : 1;
   const int hops = fan_out ? 1 : nodes.largest - 1;
   if (nodes.nodes == 1) return (s.count * sends - 1) * inside.next(s.bytes) + hops * inside.hop(s.bytes);
-  const double across = among_leaders_cost(p, nodes.nodes, m);
-  if (nodes.largest == 1) return across;
-  return across + s.count * sends * inside.next(s.bytes) + hops * inside.hop(s.bytes);
+  if (nodes.largest == 1) return 0.0;
+  return s.count * sends * inside.next(s.bytes) + hops * inside.hop(s.bytes);
+}
+
+// Across nodes, the stage among leaders plus the node-aware algorithm's own part within them.
+double with_leader_stage(const Problem& p, const CostModel& m, double within) {
+  return node_counts(p).nodes == 1 ? within : leader_stage_cost(p, m) + within;
 }
 
 }  // namespace
 
+double node_pipeline_within_cost(const Problem& p, const CostModel& m) { return within_nodes_cost(p, m, false); }
+
 double node_pipeline_cost(const Problem& p, const CostModel& m) {
-  const NodeCounts nodes = node_counts(p);
-  if (nodes.nodes == 1) {  // one chain through the node
+  if (node_counts(p).nodes == 1) {  // one chain through the node
     Problem one = p;
     one.parameters.fanout = 1;
     return chain_cost(one, m.within_node());
   }
-  return node_stages_cost(p, m, false);
+  return with_leader_stage(p, m, node_pipeline_within_cost(p, m));
 }
 
 // As messages (a fan-out from each leader), or where the node's ranks share memory, through it
@@ -234,18 +233,30 @@ double node_pipeline_cost(const Problem& p, const CostModel& m) {
 // at a quarter of a message's bytes within the node and a fixed cost of its own; measured on one node at 2
 // and 4 ranks, node_shared runs in 0.2-0.4 of the MPI's own broadcast from 64 KiB (docs/benchmarks.md).
 // Pieces are at most a slot whatever the segment, so on one node the segment changes nothing.
-double node_shared_cost(const Problem& p, const CostModel& m) {
-  if (!p.node_memory) return node_stages_cost(p, m, true);
+double node_shared_within_cost(const Problem& p, const CostModel& m) {
+  if (!p.node_memory) return within_nodes_cost(p, m, true);
   constexpr double copy_alpha = 2.5e-7;
-  const NodeCounts nodes = node_counts(p);
   const double copy_beta = m.within_node().beta / 4;
   const Pipeline s = pipeline(p);
   const double piece = std::min(s.bytes, static_cast<double>(node_memory_slot_bytes));
   const double pieces = std::ceil(static_cast<double>(p.bytes) / piece);
   const double copy = copy_alpha + piece * copy_beta;
-  const double within = nodes.largest == 1 ? 0.0 : pieces * copy + copy;
-  if (nodes.nodes == 1) return within;
-  return among_leaders_cost(p, nodes.nodes, m) + within;
+  return node_counts(p).largest == 1 ? 0.0 : pieces * copy + copy;
+}
+
+double node_shared_cost(const Problem& p, const CostModel& m) {
+  return with_leader_stage(p, m, node_shared_within_cost(p, m));
 }
 
 }  // namespace herald::detail
+
+namespace herald {
+
+double leader_stage_cost(const Problem& p, const CostModel& m) {
+  const int nodes = node_counts(p).nodes;
+  const AlgorithmInfo& a = detail::leader_algorithm(p.parameters.leaders);
+  const Problem leaders = detail::leaders_problem(p, nodes);
+  return nodes <= detail::simulated_leaders ? detail::simulated_cost(a, leaders, m) : a.cost(leaders, m);
+}
+
+}  // namespace herald

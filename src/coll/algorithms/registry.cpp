@@ -107,7 +107,8 @@ const std::array table{
                   .reads_node_size = true,
                   .reads_leaders = true,
                   .program = node_pipeline_program,
-                  .cost = detail::node_pipeline_cost},
+                  .cost = detail::node_pipeline_cost,
+                  .within_cost = detail::node_pipeline_within_cost},
     AlgorithmInfo{.name = "node_shared",
                   .summary = "node_pipeline's stage among node leaders, each leader handing every segment to its node's "
                              "ranks through node-shared memory (as messages where there is none); segmented",
@@ -118,7 +119,8 @@ const std::array table{
                   .reads_leaders = true,
                   .node_memory = true,
                   .program = node_shared_program,
-                  .cost = detail::node_shared_cost},
+                  .cost = detail::node_shared_cost,
+                  .within_cost = detail::node_shared_within_cost},
 };
 
 struct StageName {
