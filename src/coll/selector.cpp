@@ -82,7 +82,7 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
   std::vector<Choice> ranked;
   // The stage among node leaders, priced once for every node-aware algorithm that runs it: its link load is
   // 1 (link_load()), so each prices it under the same model.
-  std::map<std::tuple<LeaderStage, std::size_t, int>, double> stages;
+  std::map<std::tuple<LeaderStage, std::size_t, int>, double> stage_seconds;
   for (const AlgorithmInfo& a : algorithms()) {
     const Problem given = with_defaults(a, problem);
     // Nothing moves: every algorithm is free.
@@ -96,9 +96,9 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
     auto price = [&](const Problem& candidate) {
       if (!spans_nodes || a.within_cost == nullptr) return a.cost(candidate, shared);
       const Parameters& q = candidate.parameters;
-      auto [stage, added] = stages.try_emplace({q.leaders, q.segment, q.fanout}, 0.0);
-      if (added) stage->second = leader_stage_cost(candidate, shared);
-      return stage->second + a.within_cost(candidate, shared);
+      auto [known, added] = stage_seconds.try_emplace({q.leaders, q.segment, q.fanout}, 0.0);
+      if (added) known->second = leader_stage_cost(candidate, shared);
+      return known->second + a.within_cost(candidate, shared);
     };
     Choice best{&a, given.parameters, price(given)};
     const bool pick_stage = a.reads_leaders && problem.parameters.leaders == LeaderStage::unset && spans_nodes;
