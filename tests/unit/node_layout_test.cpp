@@ -85,3 +85,26 @@ TEST(NodeLayout, NodesOfAProblem) {
 
 }  // namespace
 }  // namespace herald
+
+namespace herald {
+namespace {
+
+// node_counts() answers what nodes_of() would, without building the layout: the override, a known layout,
+// a layout of other ranks (ignored) and none.
+TEST(NodeCounts, AgreeWithTheLayoutNodesOfBuilds) {
+  for (int ranks : {1, 2, 7, 16, 33})
+    for (int node_size : {0, 1, 3, 8, 40})
+      for (int layout : {0, 1, 2, 3}) {
+        Problem p{.ranks = ranks, .root = 0, .bytes = 1000, .parameters = {.node_size = node_size}};
+        if (layout == 1) p.layout = NodeLayout::blocks(ranks, 4);
+        if (layout == 2) p.layout = NodeLayout::cyclic(ranks, 3);
+        if (layout == 3) p.layout = NodeLayout::blocks(ranks + 1, 2);
+        const NodeLayout built = nodes_of(p);
+        const NodeCounts counted = node_counts(p);
+        EXPECT_EQ(counted.nodes, built.nodes()) << ranks << " ranks, node size " << node_size << ", layout " << layout;
+        EXPECT_EQ(counted.largest, built.largest_node()) << ranks << " ranks, node size " << node_size << ", layout " << layout;
+      }
+}
+
+}  // namespace
+}  // namespace herald
