@@ -18,7 +18,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev            # JSON output and command lines of the programs
   libhwloc-dev clang libomp-dev              # thread balancer: topology, OpenMP (LLVM's runtime has OMPT)
   libclang-rt-14-dev                         # clang's libFuzzer and sanitizer runtimes: the fuzz target
-  python3 python3-matplotlib                 # benchmark plots
+  python3 python3-matplotlib                 # benchmark plots, herald-trace
+  libotf2-trace-dev otf2-tools               # traces as OTF2 archives, and otf2-print to check them
   gfortran                                   # the Fortran drop-in tests
   libopenblas-dev liblapacke-dev             # herald-cholesky's tile kernels
   python3-venv python3-dev                   # mpi4py from the registry, built against the system MPI

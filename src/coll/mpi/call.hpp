@@ -13,6 +13,7 @@ namespace herald::mpi {
 struct Slot {
   std::shared_ptr<CommState> state;
   int tag = 0;
+  std::uint32_t call = 0;  // the call's number on its communicator (CommState::calls())
 };
 
 // Throws for MPI_COMM_NULL, an intercommunicator or a malformed HERALD_* setting: the same on every rank.

@@ -2,6 +2,8 @@
 
 #include "tuning_file.hpp"
 
+#include "../../trace/mpi/tracing.hpp"
+
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 
@@ -45,6 +47,14 @@ int forget_state(MPI_Comm user, int, void* attribute, void*) {
 int release_all(MPI_Comm, int, void*, void*) {
   Context& context = Context::get();
   const auto lock = context.lock();
+  // A trace still open ends here, where every process meets (MPI_Finalize is collective).
+  if (std::unique_ptr<trace::Tracing> open = context.close_tracing()) {
+    try {
+      open->finish();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "herald: the trace could not be written: %s\n", e.what());
+    }
+  }
 #ifdef SMPI_H
   // SimGrid's SMPI fails MPI_Comm_delete_attr once MPI_Finalize has begun; the simulation ends there anyway.
   context.users_.clear();
@@ -163,15 +173,41 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_,
                   .node_memory = key.node_memory};
   const AlgorithmInfo* algorithm = key.algorithm;
+  double predicted = 0;
   if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
     const Choice choice = choose_algorithm(problem, context.cost_model(), &loads_);
     algorithm = choice.algorithm;
     problem.parameters = choice.parameters;
+    predicted = choice.seconds;
   }
   auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.message_limit());
+  plan->predicted = predicted;
   if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
   plans_.emplace(key, plan);
   return last_plan_ = std::move(plan);
+}
+
+std::int64_t CommState::trace_id() {
+  if (trace_id_ >= 0) return trace_id_;
+  MPI_Group mine = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  HERALD_MPI(PMPI_Comm_group(user_, &mine));
+  HERALD_MPI(PMPI_Comm_group(MPI_COMM_WORLD, &world));
+  std::vector<int> ranks(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  world_ranks_.resize(ranks.size());
+  HERALD_MPI(PMPI_Group_translate_ranks(mine, size_, ranks.data(), world, world_ranks_.data()));
+  PMPI_Group_free(&mine);
+  PMPI_Group_free(&world);
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the members
+  for (int r : world_ranks_) hash = (hash ^ static_cast<std::uint32_t>(r)) * 1099511628211ULL;
+  const std::int64_t earlier = Context::get().communicators_like(hash);
+  trace_id_ = static_cast<std::int64_t>((hash ^ static_cast<std::uint64_t>(earlier) * 0x9e3779b97f4a7c15ULL) >> 33);
+  return trace_id_;
+}
+
+int CommState::world_rank(int rank) {
+  trace_id();
+  return world_ranks_.at(static_cast<std::size_t>(rank));
 }
 
 void CommState::open_node_memory([[maybe_unused]] const std::function<void(MPI_Request&)>& wait) {
@@ -241,6 +277,16 @@ Context::Context() : message_limit_(max_message_bytes) {
   HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_state, &keyval_, nullptr));
   HERALD_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_all, &finalize_keyval_, nullptr));
   HERALD_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval_, nullptr));
+}
+
+void Context::open_tracing(std::unique_ptr<trace::Tracing> tracing) {
+  tracing_ = std::move(tracing);
+  recorder_ = tracing_ ? &tracing_->recorder() : nullptr;
+}
+
+std::unique_ptr<trace::Tracing> Context::close_tracing() noexcept {
+  recorder_ = nullptr;
+  return std::move(tracing_);
 }
 
 void Context::forward_all() {

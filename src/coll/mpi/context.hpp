@@ -14,6 +14,7 @@
 #include <herald/bcast.hpp>
 #include <herald/selector.hpp>
 #include <herald/simulator.hpp>
+#include <herald/trace.hpp>
 #include <herald/tuning.hpp>
 
 #include <cstdint>
@@ -26,6 +27,10 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+namespace herald::trace {
+class Tracing;
+}
 
 namespace herald::mpi {
 
@@ -73,6 +78,13 @@ class CommState {
   MPI_Comm comm() const noexcept { return dup_.get(); }
   // A tag no earlier call on this communicator still uses; every rank draws the same sequence.
   int next_tag() noexcept { return static_cast<int>(sequence_++ % static_cast<std::uint32_t>(tag_limit_)); }
+  // Calls reserved so far: the next call's number, the same on every rank.
+  std::uint32_t calls() const noexcept { return sequence_; }
+  // For traces: the members' ranks in MPI_COMM_WORLD, and a number naming this communicator alike on every
+  // member (from its members and how many communicators of the same members this process had before).
+  // Worked out on first use, without communicating.
+  int world_rank(int rank);
+  std::int64_t trace_id();
   // The compiled plan for this shape ("auto" resolved), built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
   // This rank's node ring; nullptr where this rank is alone on its node or the rings could not be made.
@@ -103,6 +115,8 @@ class CommState {
   std::shared_ptr<Plan> last_plan_;
   std::unique_ptr<NodeMemory> memory_;
   bool memory_everywhere_ = false;
+  std::vector<int> world_ranks_;  // trace_id() fills it
+  std::int64_t trace_id_ = -1;
 };
 
 // MPI error codes made for herald's messages (errors.hpp): one per distinct message, up to a cap.
@@ -208,12 +222,13 @@ class Context {
   // choice), herald's whole cost is its checks and look-ups, which cost as much as a small MPI_Bcast. So
   // the last such call is remembered once every check has passed, and an identical repeat (communicator,
   // bytes, root, options) skips them: no lock, no look-up, no string built. Only where calls are serialized
-  // (below MPI_THREAD_MULTIPLE) and with no broadcast of herald's in flight (they would need forwarding).
+  // (below MPI_THREAD_MULTIPLE), with no broadcast of herald's in flight (they would need forwarding) and
+  // no trace open (it records every call).
   // Returns the private communicator to broadcast the bytes on, or MPI_COMM_NULL to take the long way.
   MPI_Comm repeat_passthrough(MPI_Comm user, std::size_t bytes, int root, const Options& options) noexcept {
     const Passthrough& p = passthrough_;
     if (user != p.user || user == MPI_COMM_NULL || bytes != p.bytes || root != p.root || multithreaded_ ||
-        !forwarders_.empty() || options.parameters != p.parameters || options.algorithm.size() != p.algorithm.size())
+        !forwarders_.empty() || recorder_ || options.parameters != p.parameters || options.algorithm.size() != p.algorithm.size())
       return MPI_COMM_NULL;
     // Names are a few characters: compared here rather than by a call to memcmp.
     for (std::size_t i = 0; i < p.algorithm.size(); ++i)
@@ -232,6 +247,15 @@ class Context {
   }
   // Called by a call that passed every check and went to MPI's broadcast as one message.
   void remember_passthrough(CommState& state, std::size_t bytes, int root, const Options& options);
+
+  // The open trace (herald/tracing.hpp), if any, and its recorder, which every layer tests before recording.
+  trace::Tracing* tracing() const noexcept { return tracing_.get(); }
+  trace::Recorder* recorder() const noexcept { return recorder_; }
+  void open_tracing(std::unique_ptr<trace::Tracing> tracing);
+  // How many communicators of these members (a hash of their world ranks) had trace ids before: the same
+  // on every member where they make communicators in the same order, as MPI asks.
+  std::int64_t communicators_like(std::uint64_t members) { return same_members_[members]++; }
+  std::unique_ptr<trace::Tracing> close_tracing() noexcept;
 
  private:
   Context();
@@ -275,6 +299,9 @@ class Context {
   MPI_Datatype plain_type_ = MPI_DATATYPE_NULL;
   std::size_t plain_type_size_ = 0;
   int finalize_keyval_ = MPI_KEYVAL_INVALID;
+  std::unique_ptr<trace::Tracing> tracing_;
+  trace::Recorder* recorder_ = nullptr;
+  std::unordered_map<std::uint64_t, std::int64_t> same_members_;
   friend int forget_state(MPI_Comm, int, void*, void*);
   friend int release_all(MPI_Comm, int, void*, void*);
 };

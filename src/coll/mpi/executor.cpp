@@ -13,6 +13,7 @@
 
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
+#include <herald/tracing.hpp>
 
 #include <algorithm>
 #include <array>
@@ -100,19 +101,60 @@ class Outcome {
   std::optional<Error> error_;
 };
 
+// What one call records into an open trace (herald/tracing.hpp): the broadcast, and each message from its
+// posting to its completion. Nothing, beyond a test of one pointer per message, where no trace is open.
+class CallTrace {
+ public:
+  CallTrace(const mpi::Slot& slot, const char* why, std::size_t steps)
+      : recorder_(mpi::Context::get().recorder()), why_(why) {
+    if (!recorder_) return;
+    state_ = slot.state.get();
+    call_ = slot.call;
+    comm_ = state_->trace_id();
+    started_ = recorder_->now();
+    posted_.assign(steps, 0);
+  }
+  void posted(std::uint32_t i) {
+    if (recorder_) posted_[i] = recorder_->now();
+  }
+  void completed(std::uint32_t i, const Step& s) {
+    if (!recorder_) return;
+    recorder_->span(s.op == Step::Op::recv ? trace::Kind::recv : trace::Kind::send, posted_[i], call_, comm_,
+                    state_->world_rank(s.peer), static_cast<std::int64_t>(s.range.length),
+                    static_cast<std::int64_t>(i) << 40 | static_cast<std::int64_t>(s.range.offset));
+  }
+  void finished(std::string_view algorithm, int root, std::size_t bytes, double predicted = 0) {
+    if (!recorder_) return;
+    std::string why = why_;
+    if (predicted > 0) why += ", predicted " + std::to_string(predicted * 1e6) + " us";
+    recorder_->span(trace::Kind::bcast, started_, call_, comm_, root, static_cast<std::int64_t>(bytes), 0,
+                    recorder_->string(algorithm), recorder_->string(why));
+  }
+
+ private:
+  trace::Recorder* recorder_;
+  const char* why_;
+  mpi::CommState* state_ = nullptr;  // the call's slot keeps it
+  std::uint32_t call_ = 0;
+  std::int64_t comm_ = 0;
+  double started_ = 0;
+  std::vector<double> posted_;
+};
+
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
   static constexpr int spins_before_yield = 100;
 
  public:
   // With `refused`, this rank plays its part without data: see stand_in().
-  ScheduleRun(std::shared_ptr<Plan> plan, std::shared_ptr<CommState> state, std::byte* base, int tag,
+  ScheduleRun(std::shared_ptr<Plan> plan, const mpi::Slot& slot, std::byte* base, const char* why,
               const Error* refused = nullptr)
       : plan_(std::move(plan)),
-        state_(std::move(state)),
+        state_(slot.state),
         buffers_(plan_->take_buffers()),
         base_(base),
-        tag_(tag),
-        window_(mpi::Context::get().send_window()) {
+        tag_(slot.tag),
+        window_(mpi::Context::get().send_window()),
+        trace_(slot, why, plan_->program.size()) {
     if (refused) outcome_.refuse(*refused);
     // The call's place in the node's ring, taken now: calls take it in the order they are made.
     if (!plan_->node.node.empty()) {
@@ -180,6 +222,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       for (std::uint32_t i : plan_->recvs) {
         const Step& s = plan_->program[i];
         std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
+        trace_.posted(i);
         HERALD_MPI(PMPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, state_->comm(),
                               &buffers_.requests[i]));
       }
@@ -213,6 +256,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       if (windowed && !make_room(*q.in_flight, s.peer, block)) return false;
       // A pipeline's segment completes only once it has arrived (Plan::paced), so the window paces them.
       const auto send = plan_->paced ? PMPI_Issend : PMPI_Isend;
+      trace_.posted(i);
       HERALD_MPI(send(base_ + s.range.offset, outcome_.forwarded(s.range.length), MPI_BYTE, s.peer, tag_,
                       state_->comm(), &buffers_.requests[i]));
       q.in_flight->push_back(i);
@@ -350,6 +394,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   void settle(std::uint32_t i, int rc, const MPI_Status& status) {
     buffers_.requests[i] = MPI_REQUEST_NULL;
     const Step& s = plan_->program[i];
+    trace_.completed(i, s);
     if (s.op == Step::Op::recv)
       outcome_.received(rc, status, s.range.length, s.peer);
     else
@@ -366,6 +411,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
   void finish() {
     done_ = true;
+    trace_.finished(plan_->algorithm->name, plan_->problem.root, plan_->problem.bytes, plan_->predicted);
     buffers_.in_flight.clear();  // all complete; the capacity stays with the plan for its next run
     buffers_.node_in_flight.clear();
     mpi::Context::get().withdraw(this);
@@ -389,12 +435,14 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
                                Queue{&plan_->node_sends, &buffers_.node_in_flight}};
   std::size_t next_complete_ = 0;
   bool done_ = false;
+  CallTrace trace_;
 };
 
 // The installed MPI's own nonblocking broadcast, on the private communicator.
 class NativeRun final : public Request::State {
  public:
-  NativeRun(std::shared_ptr<CommState> state, std::byte* base, std::size_t bytes, int root) : state_(std::move(state)) {
+  NativeRun(const mpi::Slot& slot, std::byte* base, std::size_t bytes, int root, const char* why)
+      : state_(slot.state), trace_(slot, why, 0), bytes_(bytes), root_(root) {
     // MPI counts are ints: larger broadcasts go as consecutive pieces.
     for (std::size_t offset = 0; offset < bytes; offset += max_message_bytes) {
       const int count = static_cast<int>(std::min(max_message_bytes, bytes - offset));
@@ -410,6 +458,7 @@ class NativeRun final : public Request::State {
   bool test() override {
     int flag = 0;
     HERALD_MPI(PMPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE));
+    if (flag) finished();
     return flag != 0;
   }
   void wait() override {
@@ -420,17 +469,27 @@ class NativeRun final : public Request::State {
       return;
     }
     HERALD_MPI(PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
+    finished();
   }
 
  private:
+  void finished() {
+    if (std::exchange(traced_, true)) return;
+    trace_.finished("native", root_, bytes_);
+  }
   std::shared_ptr<CommState> state_;  // keeps the private communicator alive while the broadcast runs
   std::vector<MPI_Request> requests_;
+  CallTrace trace_;
+  std::size_t bytes_;
+  int root_;
+  bool traced_ = false;
 };
 
 // A validated call: what it runs. Everything here is checked before any byte moves.
 struct Call {
   bool native = false;
   mpi::PlanKey key{};
+  const char* why = "named";  // how the algorithm was chosen, for traces
 };
 
 // Checks what is the same on every rank of a correct program (root, algorithm, settings), so that a refusal
@@ -455,6 +514,7 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
     // rank decides alike), else the cost model, in CommState::plan().
     const TuningCell* cell = context.measured(ranks, bytes);
+    call.why = cell ? "auto: tuning file" : "auto: cost model";
     if (cell && cell->algorithm == "native") {
       call.native = true;
     } else if (cell) {
@@ -477,8 +537,7 @@ void stand_in(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slot& slo
               std::size_t bytes, const Error& refusal) {
   if (call.native || slot.state->size() == 1 || bytes == 0) return;
   std::vector<std::byte> scratch(bytes);
-  Request request(std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, scratch.data(), slot.tag,
-                                                &refusal));
+  Request request(std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot, scratch.data(), call.why, &refusal));
   if (mpi::Context::get().multithreaded()) lock.unlock();  // Request::wait() polls and lets others in
   try {
     request.wait();
@@ -497,24 +556,30 @@ void require_buffer(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slo
 }
 
 std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, std::span<std::byte> buffer) {
-  if (call.native) return std::make_unique<NativeRun>(slot.state, buffer.data(), buffer.size(), call.key.root);
-  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot.state, buffer.data(), slot.tag);
+  if (call.native) return std::make_unique<NativeRun>(slot, buffer.data(), buffer.size(), call.key.root, call.why);
+  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot, buffer.data(), call.why);
 }
 
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
-void run_blocking(const Plan& plan, std::byte* base, MPI_Comm comm, int tag) {
+void run_blocking(const Plan& plan, std::byte* base, const mpi::Slot& slot, const char* why) {
   Outcome outcome;
-  for (const Step& s : plan.program) {
+  CallTrace trace(slot, why, plan.program.size());
+  const MPI_Comm comm = slot.state->comm();
+  for (std::uint32_t i = 0; i < plan.program.size(); ++i) {
+    const Step& s = plan.program[i];
     std::byte* at = base + s.range.offset;
+    trace.posted(i);
     if (s.op == Step::Op::recv) {
       MPI_Status status;
-      const int rc = PMPI_Recv(at, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag, comm, &status);
+      const int rc = PMPI_Recv(at, static_cast<int>(s.range.length), MPI_BYTE, s.peer, slot.tag, comm, &status);
       outcome.received(rc, status, s.range.length, s.peer);
     } else {
       const auto send = plan.paced ? PMPI_Ssend : PMPI_Send;
-      outcome.sent(send(at, outcome.forwarded(s.range.length), MPI_BYTE, s.peer, tag, comm));
+      outcome.sent(send(at, outcome.forwarded(s.range.length), MPI_BYTE, s.peer, slot.tag, comm));
     }
+    trace.completed(i, s);
   }
+  trace.finished(plan.algorithm->name, plan.problem.root, plan.problem.bytes, plan.predicted);
   outcome.rethrow();
 }
 
@@ -527,8 +592,9 @@ Slot reserve(MPI_Comm comm) {
   const auto lock = context.lock();
   context.check_settings();
   std::shared_ptr<CommState> state = context.state(comm);
+  const std::uint32_t call = state->calls();
   const int tag = state->next_tag();
-  return {std::move(state), tag};
+  return {std::move(state), tag, call};
 }
 
 void finish_forwarding() {
@@ -560,20 +626,22 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   // what this rank owes to earlier broadcasts is settled first.
   context.finish_forwarding();
   if (call.native) {
+    CallTrace trace(slot, call.why, 0);
     // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
     for (std::size_t offset = 0; offset < buffer.size(); offset += max_message_bytes) {
       const int count = static_cast<int>(std::min(max_message_bytes, buffer.size() - offset));
       HERALD_MPI(PMPI_Bcast(buffer.data() + offset, count, MPI_BYTE, root, slot.state->comm()));
     }
+    trace.finished("native", root, buffer.size());
     context.remember_passthrough(*slot.state, buffer.size(), root, options);
     return;
   }
   const std::shared_ptr<Plan> plan = slot.state->plan(call.key);
   if (plan->blocking) {
-    run_blocking(*plan, buffer.data(), slot.state->comm(), slot.tag);
+    run_blocking(*plan, buffer.data(), slot, call.why);
     return;
   }
-  ScheduleRun(plan, slot.state, buffer.data(), slot.tag).wait();
+  ScheduleRun(plan, slot, buffer.data(), call.why).wait();
 }
 
 void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal) {

@@ -1,0 +1,181 @@
+// Opening and finishing a trace over MPI. Every call here is a PMPI one: the drop-in library intercepts
+// MPI's point-to-point calls to move its broadcasts, and a trace must not be one of them.
+#include "tracing.hpp"
+
+#include "../../coll/mpi/context.hpp"
+
+#include <herald/config.hpp>
+#include <herald/tracing.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <system_error>
+
+namespace herald::trace {
+namespace {
+
+constexpr int probes_per_rank = 8;
+constexpr int tag = 0;
+constexpr std::size_t chunk_bytes = std::size_t{1} << 28;  // MPI counts are ints
+
+bool one_clock() {
+#ifdef SMPI_H
+  return true;  // SimGrid's SMPI: every rank reads the simulated clock
+#else
+  int* global = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+  return flag && global && *global;
+#endif
+}
+
+std::filesystem::path spill_path(const std::filesystem::path& directory, int rank) {
+  return directory / "raw" / ("rank-" + std::to_string(rank) + ".events");
+}
+
+}  // namespace
+
+Tracing::Tracing(MPI_Comm comm, std::filesystem::path directory)
+    : user_(comm), comm_(comm), directory_(std::move(directory)) {
+  rank_ = comm_.rank();
+  size_ = comm_.size();
+  simulated_ = one_clock();
+  std::error_code ec;
+  std::filesystem::create_directories(directory_ / "raw", ec);
+  // Every rank learns whether every rank could open its spill file, so that all throw or none does.
+  std::string problem;
+  try {
+    recorder_ = std::make_unique<Recorder>([] { return PMPI_Wtime(); }, spill_path(directory_, rank_), rank_);
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  int bad = problem.empty() ? 0 : 1, any = 0;
+  HERALD_MPI(PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm_.get()));
+  if (any)
+    throw Error(Errc::invalid_argument, problem.empty() ? "another rank cannot write its part of the trace in " +
+                                                              directory_.string()
+                                                        : problem);
+  recorder_->thread("main");
+  if (rank_ == 0) clocks_.resize(static_cast<std::size_t>(size_));
+  measure(false);
+}
+
+void Tracing::measure(bool at_end) {
+  MPI_Comm comm = comm_.get();
+  for (int r = 1; r < size_; ++r) {
+    if (simulated_) break;
+    if (rank_ == 0) {
+      std::array<Probe, probes_per_rank> probes{};
+      for (Probe& p : probes) {
+        p.sent = PMPI_Wtime();
+        HERALD_MPI(PMPI_Send(nullptr, 0, MPI_BYTE, r, tag, comm));
+        HERALD_MPI(PMPI_Recv(&p.remote, 1, MPI_DOUBLE, r, tag, comm, MPI_STATUS_IGNORE));
+        p.received = PMPI_Wtime();
+      }
+      // The remote reading of the probe taken is the instant the fit holds at, on that rank's clock.
+      const Probe* best = &*std::min_element(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) {
+        return a.received - a.sent < b.received - b.sent;
+      });
+      ClockFit& fit = clocks_[static_cast<std::size_t>(r)];
+      const double offset = offset_from(probes);
+      if (at_end) {
+        fit.local_end = best->remote;
+        fit.offset_end = offset;
+        fit.has_end = true;
+      } else {
+        fit.local_start = best->remote;
+        fit.offset_start = offset;
+      }
+    } else if (rank_ == r) {
+      for (int k = 0; k < probes_per_rank; ++k) {
+        HERALD_MPI(PMPI_Recv(nullptr, 0, MPI_BYTE, 0, tag, comm, MPI_STATUS_IGNORE));
+        const double now = PMPI_Wtime();
+        HERALD_MPI(PMPI_Send(&now, 1, MPI_DOUBLE, 0, tag, comm));
+      }
+    }
+  }
+}
+
+std::vector<Log> Tracing::gather() {
+  recorder_->flush();
+  std::vector<std::byte> mine = read_file(recorder_->spill_path());
+  std::error_code ec;
+  std::filesystem::remove(recorder_->spill_path(), ec);
+  MPI_Comm comm = comm_.get();
+  std::vector<Log> logs;
+  if (rank_ != 0) {
+    const std::uint64_t bytes = mine.size();
+    HERALD_MPI(PMPI_Send(&bytes, 1, MPI_UINT64_T, 0, tag, comm));
+    for (std::size_t at = 0; at < mine.size(); at += chunk_bytes)
+      HERALD_MPI(PMPI_Send(mine.data() + at, static_cast<int>(std::min(chunk_bytes, mine.size() - at)), MPI_BYTE, 0,
+                           tag, comm));
+    return logs;
+  }
+  logs.push_back(decode_spill(mine, 0));
+  for (int r = 1; r < size_; ++r) {
+    std::uint64_t bytes = 0;
+    HERALD_MPI(PMPI_Recv(&bytes, 1, MPI_UINT64_T, r, tag, comm, MPI_STATUS_IGNORE));
+    std::vector<std::byte> theirs(bytes);
+    for (std::size_t at = 0; at < theirs.size(); at += chunk_bytes)
+      HERALD_MPI(PMPI_Recv(theirs.data() + at, static_cast<int>(std::min(chunk_bytes, theirs.size() - at)), MPI_BYTE,
+                           r, tag, comm, MPI_STATUS_IGNORE));
+    logs.push_back(decode_spill(theirs, r));
+  }
+  std::filesystem::remove(directory_ / "raw", ec);  // empty unless another run's files are there
+  return logs;
+}
+
+void Tracing::finish() {
+  measure(true);
+  Recording run;
+  run.logs = gather();
+  if (rank_ != 0) return;
+  run.clocks = clocks_;
+  run.simulated = simulated_;
+  write_chrome_json(run, directory_ / "trace.json");
+  if (otf2_available()) write_otf2(run, directory_, "trace");
+}
+
+void start(MPI_Comm comm, const std::string& directory) {
+  if (directory.empty()) throw Error(Errc::invalid_argument, "the trace directory is empty");
+  if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
+  mpi::Context& context = mpi::Context::get();
+  const auto lock = context.lock();
+  if (Tracing* open = context.tracing()) {
+    int same = MPI_UNEQUAL;
+    HERALD_MPI(PMPI_Comm_compare(open->user(), comm, &same));
+    if (same == MPI_IDENT) return;
+    throw Error(Errc::invalid_argument, "a trace is already open (into " + open->directory().string() +
+                                            ") on another communicator: one trace per process at a time");
+  }
+  context.open_tracing(std::make_unique<Tracing>(comm, directory));
+}
+
+bool start_from_environment(MPI_Comm comm) {
+  const std::optional<std::string> directory = environment("HERALD_TRACE");
+  if (!directory) return recorder() != nullptr;
+  start(comm, *directory);
+  return true;
+}
+
+void finish() {
+  mpi::Context& context = mpi::Context::get();
+  std::unique_ptr<Tracing> open;
+  {
+    const auto lock = context.lock();
+    open = context.close_tracing();
+  }
+  if (open) open->finish();
+}
+
+std::optional<std::string> directory() {
+  mpi::Context& context = mpi::Context::get();
+  const auto lock = context.lock();
+  if (Tracing* open = context.tracing()) return open->directory().string();
+  return std::nullopt;
+}
+
+Recorder* recorder() noexcept { return mpi::Context::get().recorder(); }
+
+}  // namespace herald::trace
