@@ -86,10 +86,15 @@ class Recorder {
   int rank() const noexcept { return rank_; }
   // The calling thread's number, registered under `name` on its first call (later names are ignored).
   std::uint16_t thread(std::string_view name = {});
+  // A row of the trace that is no thread of the process (a modelled core, say), registered under `name`
+  // on first use; its number, for record_on().
+  std::uint16_t lane(std::string_view name);
   // The number of `text` in this recorder's string table, added on first use.
   std::uint32_t string(std::string_view text);
   // Appends to the calling thread's buffer (setting its thread), spilling the buffer first when full.
   void record(Event event);
+  // Appends to the calling thread's buffer, as from thread (or lane) `thread`.
+  void record_on(std::uint16_t thread, Event event);
   // A span from `begin` to now.
   void span(Kind kind, double begin, std::int64_t a = 0, std::int64_t b = 0, std::int64_t c = 0,
             std::int64_t d = 0, std::int64_t e = 0, std::uint32_t name = 0, std::uint32_t detail = 0);
@@ -121,6 +126,7 @@ class Recorder {
   std::unordered_map<std::string, std::uint32_t> string_index_;
   std::size_t strings_spilled_ = 1;  // strings_ already in the spill file
   std::vector<std::string> threads_;
+  std::unordered_map<std::string, std::uint16_t> lanes_;
   std::size_t threads_spilled_ = 0;
   std::size_t spills_ = 0;
   int file_ = -1;

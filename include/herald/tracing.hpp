@@ -18,8 +18,9 @@ namespace herald::trace {
 // measures every rank's clock against its own. Throws herald::Error(invalid_argument) for an empty path,
 // a directory that cannot be written, or a trace already open on another communicator (one trace per
 // process at a time; starting again on the same communicator is a no-op, so layers may each ask).
-void start(MPI_Comm comm, const std::string& directory);
-// start() with HERALD_TRACE's directory, if set; returns whether it started (or one was already open).
+// Returns true where this call opened the trace, false where one was open on `comm` already.
+bool start(MPI_Comm comm, const std::string& directory);
+// start() with HERALD_TRACE's directory, if set; returns whether this call opened a trace.
 bool start_from_environment(MPI_Comm comm);
 // Collective over start()'s communicator: measures the clocks again, gathers every rank's events on its
 // rank 0, which writes `directory`/trace.json and, where herald has libotf2, `directory`/trace.otf2. Then

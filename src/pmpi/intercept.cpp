@@ -34,6 +34,7 @@
 #include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
+#include <herald/tracing.hpp>
 
 #include <mpi.h>
 
@@ -253,6 +254,18 @@ int attach_made(int rc, const MPI_Comm* made) {
   }
 }
 
+// HERALD_TRACE=<directory>: the run is traced from MPI_Init to MPI_Finalize (docs/tracing.md). A directory
+// that cannot be written is MPI_COMM_WORLD's error, as any refusal of herald's is its communicator's.
+int start_trace(int rc) {
+  if (rc != MPI_SUCCESS) return rc;
+  try {
+    herald::trace::start_from_environment(MPI_COMM_WORLD);
+    return rc;
+  } catch (...) {
+    return herald::mpi::report_exception(MPI_COMM_WORLD);
+  }
+}
+
 }  // namespace
 
 namespace herald::pmpi {
@@ -274,13 +287,13 @@ long long herald_pmpi_calls(void) { return Interceptor::get().calls(); }
 int MPI_Init(int* argc, char*** argv) {
   const int rc = PMPI_Init(argc, argv);
   const MPI_Comm world = MPI_COMM_WORLD;
-  return attach_made(rc, &world);
+  return start_trace(attach_made(rc, &world));
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   const MPI_Comm world = MPI_COMM_WORLD;
-  return attach_made(rc, &world);
+  return start_trace(attach_made(rc, &world));
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* made) { return attach_made(PMPI_Comm_dup(comm, made), made); }
@@ -443,6 +456,11 @@ int MPI_Finalize(void) {
   Interceptor& self = Interceptor::get();
   while (!self.idle()) self.progress();
   self.report();
+  try {
+    herald::trace::finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "herald: the trace could not be written: %s\n", e.what());
+  }
   return PMPI_Finalize();
 }
 

@@ -1,6 +1,8 @@
 #include "head.hpp"
 #include "idle.hpp"
 
+#include <herald/tracing.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -123,8 +125,23 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
     if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
     accesses.push_back({u.data.index_, u.mode});
   }
+  const std::size_t known_dependences = dependences_.size();
   auto resolved = graph_.add_task(id, accesses, dependences_, [&] { return task_name(id, kernel); });
   ++next_id_;
+  if (trace::Recorder* recorder = trace::recorder()) {
+    // The submission, and what the trace's critical path follows: whose outputs it reads, what it writes.
+    const double now = recorder->now();
+    const auto task = static_cast<std::int64_t>(id);
+    recorder->record({.begin = now, .end = now, .a = task, .name = recorder->string(kernel), .kind = trace::Kind::submit});
+    for (std::size_t i = known_dependences; i < dependences_.size(); ++i)
+      if (dependences_[i].kind == DependenceKind::read_after_write)
+        recorder->record({.begin = now, .end = now, .a = task, .b = static_cast<std::int64_t>(dependences_[i].from),
+                          .kind = trace::Kind::producer});
+    for (const Resolved& r : resolved)
+      if (writes(r.mode))
+        recorder->record({.begin = now, .end = now, .a = task,
+                          .e = static_cast<std::int64_t>(Key{r.handle, r.written}.packed()), .kind = trace::Kind::version});
+  }
   for (const Resolved& r : resolved) {
     if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
     if (writes(r.mode)) {
@@ -151,6 +168,9 @@ double HeadState::estimate(const Pending& task) const {
 
 void HeadState::dispatch() {
   const auto started = std::chrono::steady_clock::now();
+  trace::Recorder* recorder = trace::recorder();
+  const double trace_started = recorder ? recorder->now() : 0;
+  const std::size_t tasks = pending_.size();
   // The graph since the last wait, for the scheduler: tasks in submission order, and the
   // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
   // kinds no constraint on execution).
@@ -321,6 +341,7 @@ void HeadState::dispatch() {
   reads_.clear();
   dependences_.clear();
   stats_.schedule_seconds += since(started);
+  if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
 }
 
 std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep> steps) {

@@ -7,11 +7,13 @@
 
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
+#include <herald/tracing.hpp>
 
 #include "../core/mpi/check.hpp"
 #include "../dyn/channel.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <thread>
@@ -60,6 +62,7 @@ struct Runtime::State {
   std::unique_ptr<detail::HeadState> head;
   std::uint64_t id = ++runtimes_made;
   bool running = false;
+  bool tracing = false;  // this runtime opened the trace, and finishes it
   int modelled_cores = 1;  // the threads asked for: modelled kernels that overlap under SMPI
 };
 
@@ -155,9 +158,18 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   HERALD_MPI(MPI_Comm_set_errhandler(state_->channel->comm(), MPI_ERRORS_RETURN));
   HERALD_MPI(MPI_Comm_set_errhandler(state_->groups.get(), MPI_ERRORS_RETURN));
   if (inject && inject->second == rank()) state_->inject = inject->first;
+  if (!options.trace) options.trace = environment("HERALD_TRACE").value_or("");
+  if (!options.trace->empty()) state_->tracing = trace::start(comm, *options.trace);
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  if (!state_->tracing) return;
+  try {
+    trace::finish();  // collective, as the runtime's own communicators' freeing is
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "herald runtime: the trace could not be written: %s\n", e.what());
+  }
+}
 
 int Runtime::rank() const noexcept { return state_->channel->rank(); }
 int Runtime::size() const noexcept { return state_->channel->size(); }

@@ -152,7 +152,10 @@ void Worker::on_tasks(const dyn::Channel::Arrival& a) {
     }
     local.order = std::move(order);
     if (local.missing_here == 0) fetch_inputs(local);
-    if (local.missing == 0) ready_.push({local.order.priority, sequence_++, task});
+    if (local.missing == 0) {
+      trace_ready(local);
+      ready_.push({local.order.priority, sequence_++, task});
+    }
   }
   // Superseded versions this rank holds or will hold, with the reads and transfers they still serve here.
   const auto budgets = d.get<std::uint32_t>();
@@ -176,6 +179,12 @@ Worker::~Worker() {
 
 void Worker::broadcast(const BroadcastOrder& order) {
   const bool root = order.root == rank_;
+  if (trace::Recorder* recorder = trace::recorder()) {
+    broadcasts_begun_[order.id] = {recorder->now(), order};
+    if (root)
+      for (std::int32_t r : order.recipients)
+        recorder->record({.a = static_cast<std::int64_t>(order.id), .b = r, .kind = trace::Kind::recipient});
+  }
   if (order.strategy == BroadcastStrategy::mpibcast || order.strategy == BroadcastStrategy::mpibcast_herald) {
     std::vector<int> members(order.recipients.begin(), order.recipients.end());
     members.push_back(order.root);
@@ -253,8 +262,10 @@ void Worker::send_broadcast(const BroadcastOrder& order, const Replica& replica)
   auto left = std::make_shared<std::size_t>(order.recipients.size());
   for (std::int32_t r : order.recipients)
     channel_.post(r, data_handler, data_body(order.key, order.id, order.sync), replica.bytes, 0,
-                  [this, key = order.key, keep = replica, left] {
-                    if (--*left == 0) spend(key);
+                  [this, key = order.key, id = order.id, keep = replica, left] {
+                    if (--*left > 0) return;
+                    trace_broadcast(id, true);
+                    spend(key);
                   });
 }
 
@@ -267,6 +278,7 @@ void Worker::expect_broadcast(const BroadcastOrder& order) {
 }
 
 void Worker::broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica) {
+  trace_broadcast(id, false);
   ++fetches_;
   bytes_fetched_ += replica.bytes.size();
   if (!sync) return arrived(key, std::move(replica));
@@ -310,6 +322,7 @@ bool Worker::poll_broadcasts() {
     InFlight finished = std::move(f);
     in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(i));
     if (finished.root) {
+      trace_broadcast(finished.order.id, true);
       spend(finished.order.key);
     } else {
       broadcast_landed(finished.order.id, finished.order.key, finished.order.sync, std::move(finished.replica));
@@ -326,6 +339,8 @@ void Worker::fetch_inputs(const Local& local) {
     if (!reads(access.mode) || access.source == rank_ || access.source == by_broadcast || store_.find(access.read))
       continue;
     if (!requested_.insert(access.read).second) continue;
+    if (trace::Recorder* recorder = trace::recorder())
+      fetches_begun_[access.read] = {recorder->now(), static_cast<std::int64_t>(local.order.task)};
     Encoder e;
     e.put(access.read.handle).put(access.read.version).put(false);
     channel_.post(access.source, fetch_handler, e.bytes(), {}, local.order.priority, {});
@@ -374,8 +389,15 @@ void Worker::on_data(const dyn::Channel::Arrival& a) {
   const bool sync = d.get<bool>();
   Replica replica = Replica::allocate(a.payload);
   const auto into = replica.bytes;
-  channel_.receive_payload(into, [this, key, broadcast, sync, replica = std::move(replica)]() mutable {
+  channel_.receive_payload(into, [this, key, broadcast, sync, source = a.source, replica = std::move(replica)]() mutable {
     if (broadcast != 0) return broadcast_landed(broadcast, key, sync, std::move(replica));
+    if (const auto begun = fetches_begun_.find(key); begun != fetches_begun_.end()) {
+      if (trace::Recorder* recorder = trace::recorder())
+        recorder->span(trace::Kind::transfer, begun->second.at, source, rank_,
+                       static_cast<std::int64_t>(replica.bytes.size()), begun->second.task,
+                       static_cast<std::int64_t>(key.packed()));
+      fetches_begun_.erase(begun);
+    }
     ++fetches_;
     bytes_fetched_ += replica.bytes.size();
     arrived(key, std::move(replica));
@@ -413,7 +435,10 @@ void Worker::arrived(const Key& key, Replica replica) {
       const bool made_here = std::any_of(local.order.accesses.begin(), local.order.accesses.end(),
                                          [&](const TaskAccess& a) { return a.read == key && a.source == rank_; });
       if (made_here && --local.missing_here == 0) fetch_inputs(local);
-      if (--local.missing == 0) ready_.push({local.order.priority, sequence_++, task});
+      if (--local.missing == 0) {
+        trace_ready(local);
+        ready_.push({local.order.priority, sequence_++, task});
+      }
     }
     waiting_.erase(it);
   }
@@ -448,9 +473,12 @@ void Worker::start(std::uint64_t task) {
   }
   ++running_;
   auto job = [this, &local] {
+    trace::Recorder* recorder = trace::recorder();
+    const double begin = recorder ? recorder->now() : 0;
     TaskContext context(local.order.task, rank_, local.views, local.order.arguments);
     kernels_[local.order.kernel].run(context);
     local.occupied = context.occupied();
+    if (recorder) trace_task(*recorder, local, begin);
   };
   if (pool_) {
     pool_->submit(task, std::move(job));
@@ -463,6 +491,42 @@ void Worker::start(std::uint64_t task) {
       results_.push_back(std::move(result));
     }
   }
+}
+
+void Worker::trace_ready(Local& local) {
+  if (trace::Recorder* recorder = trace::recorder()) local.ready = recorder->now();
+}
+
+// On the thread that ran the kernel; a modelled kernel (on the polling thread) on the row of the modelled
+// core it holds, ending when its modelled time does.
+void Worker::trace_task(trace::Recorder& recorder, const Local& local, double begin) {
+  trace::Event event{.begin = begin, .end = recorder.now(), .mark = local.ready,
+                     .a = static_cast<std::int64_t>(local.order.task), .b = local.order.priority,
+                     .name = recorder.string(kernels_[local.order.kernel].name), .kind = trace::Kind::task};
+  if (pool_) {
+    recorder.thread("kernel thread");
+    recorder.record(event);
+    return;
+  }
+  if (local.occupied <= 0) return recorder.record(event);
+  event.end += local.occupied;
+  cores_busy_until_.resize(static_cast<std::size_t>(std::max(1, settings_.modelled_cores)), 0);
+  std::size_t core = 0;
+  while (core + 1 < cores_busy_until_.size() && cores_busy_until_[core] > begin) ++core;
+  cores_busy_until_[core] = event.end;
+  recorder.record_on(recorder.lane("core " + std::to_string(core)), event);
+}
+
+void Worker::trace_broadcast(std::uint64_t id, bool root) {
+  const auto begun = broadcasts_begun_.find(id);
+  if (begun == broadcasts_begun_.end()) return;
+  if (trace::Recorder* recorder = trace::recorder()) {
+    const BroadcastOrder& o = begun->second.order;
+    recorder->span(trace::Kind::broadcast, begun->second.at, static_cast<std::int64_t>(o.id), o.root,
+                   static_cast<std::int64_t>(o.bytes), root ? 1 : 0, static_cast<std::int64_t>(o.key.packed()),
+                   recorder->string(to_string(o.strategy)));
+  }
+  broadcasts_begun_.erase(begun);
 }
 
 void Worker::finish(const Pool::Result& result) {

@@ -13,6 +13,7 @@
 
 #include <herald/bcast.hpp>
 #include <herald/dyn/endpoint.hpp>
+#include <herald/tracing.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -81,6 +82,7 @@ class Worker {
     std::vector<Replica> keep;         // inputs and outputs, alive while the kernel runs
     std::vector<TaskContext::View> views;
     double occupied = 0;               // seconds the kernel modelled (TaskContext::occupy)
+    double ready = 0;                  // when its inputs were all here (recorded only for traces)
   };
   struct Ready {
     std::int32_t priority;
@@ -164,6 +166,22 @@ class Worker {
   std::map<std::vector<int>, MPI_Comm> comms_;
   std::map<MPI_Comm, std::deque<Collective>> collectives_;
   std::unordered_map<std::uint64_t, std::pair<Key, Replica>> held_for_go_;  // sync: landed, waiting for go
+
+  // Traces (herald/tracing.hpp): what a record made at the end needs from the beginning.
+  void trace_ready(Local& local);
+  void trace_task(trace::Recorder& recorder, const Local& local, double begin);
+  void trace_broadcast(std::uint64_t id, bool root);
+  struct FetchBegun {
+    double at;
+    std::int64_t task;
+  };
+  std::unordered_map<Key, FetchBegun, KeyHash> fetches_begun_;
+  struct BroadcastBegun {
+    double at;
+    BroadcastOrder order;
+  };
+  std::unordered_map<std::uint64_t, BroadcastBegun> broadcasts_begun_;
+  std::vector<double> cores_busy_until_;  // modelled kernels: each modelled core's, for its row
 };
 
 // What a worker reports when a task fails: the task and the reason.

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -78,7 +79,13 @@ Recorder::Buffer& Recorder::buffer(std::string_view name) {
     b = buffers_.back().get();
     b->events.reserve(capacity_);
     b->thread = static_cast<std::uint16_t>(threads_.size());
-    threads_.push_back(name.empty() ? "thread " + std::to_string(threads_.size()) : std::string(name));
+    // Threads given one name (a pool's) are told apart by their numbers.
+    std::string full = name.empty() ? "thread" : std::string(name);
+    if (name.empty() || std::find(threads_.begin(), threads_.end(), full) != threads_.end()) {
+      full += ' ';
+      full += std::to_string(threads_.size());
+    }
+    threads_.push_back(std::move(full));
   }
   cache = {serial_, b};
   return *b;
@@ -94,6 +101,13 @@ std::uint16_t Recorder::thread(std::string_view name) {
   return b.thread;
 }
 
+std::uint16_t Recorder::lane(std::string_view name) {
+  const std::lock_guard lock(mutex_);
+  const auto [at, added] = lanes_.try_emplace(std::string(name), static_cast<std::uint16_t>(threads_.size()));
+  if (added) threads_.emplace_back(name);
+  return at->second;
+}
+
 std::uint32_t Recorder::string(std::string_view text) {
   const std::lock_guard lock(mutex_);
   const auto [at, added] = string_index_.try_emplace(std::string(text), static_cast<std::uint32_t>(strings_.size()));
@@ -101,9 +115,11 @@ std::uint32_t Recorder::string(std::string_view text) {
   return at->second;
 }
 
-void Recorder::record(Event event) {
+void Recorder::record(Event event) { record_on(buffer().thread, event); }
+
+void Recorder::record_on(std::uint16_t thread, Event event) {
   Buffer& b = buffer();
-  event.thread = b.thread;
+  event.thread = thread;
   if (b.events.size() == capacity_) {
     const std::lock_guard lock(mutex_);
     spill(b);

@@ -172,6 +172,9 @@ struct Options {
   // Cluster paused for a broadcast); false: a task starts once its own inputs are here. Unset:
   // HERALD_RT_BCAST_SYNC (0 or 1), else false.
   std::optional<bool> broadcast_sync{};
+  // A directory to write a trace of the run into (docs/tracing.md): tasks, transfers, broadcasts and the
+  // head's scheduling, from construction to destruction. Unset: HERALD_TRACE, else none; empty: none.
+  std::optional<std::string> trace{};
 };
 
 struct Statistics {

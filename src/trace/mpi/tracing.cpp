@@ -137,7 +137,7 @@ void Tracing::finish() {
   if (otf2_available()) write_otf2(run, directory_, "trace");
 }
 
-void start(MPI_Comm comm, const std::string& directory) {
+bool start(MPI_Comm comm, const std::string& directory) {
   if (directory.empty()) throw Error(Errc::invalid_argument, "the trace directory is empty");
   if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
   mpi::Context& context = mpi::Context::get();
@@ -145,18 +145,17 @@ void start(MPI_Comm comm, const std::string& directory) {
   if (Tracing* open = context.tracing()) {
     int same = MPI_UNEQUAL;
     HERALD_MPI(PMPI_Comm_compare(open->user(), comm, &same));
-    if (same == MPI_IDENT) return;
+    if (same == MPI_IDENT) return false;
     throw Error(Errc::invalid_argument, "a trace is already open (into " + open->directory().string() +
                                             ") on another communicator: one trace per process at a time");
   }
   context.open_tracing(std::make_unique<Tracing>(comm, directory));
+  return true;
 }
 
 bool start_from_environment(MPI_Comm comm) {
   const std::optional<std::string> directory = environment("HERALD_TRACE");
-  if (!directory) return recorder() != nullptr;
-  start(comm, *directory);
-  return true;
+  return directory && start(comm, *directory);
 }
 
 void finish() {
