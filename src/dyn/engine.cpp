@@ -263,7 +263,7 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
                               : std::vector<RouteEntry>{}};
       channel_.post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
-                    hop.to.priority, sent, copies);
+                    hop.to.priority, traced("send", h, hop.to.rank, sent), copies);
     }
     first = false;
   }
@@ -365,7 +365,7 @@ void Engine::on_message(const Channel::Arrival& arrival) {
                                             "-byte segment but " + std::to_string(arrival.payload) + " bytes follow");
   check_peer(h.origin, "origin");
   for (const RouteEntry& e : h.route) check_peer(e.rank, "routed recipient");
-  if (deliver_at_once(h)) return;
+  if (deliver_at_once(h, arrival.source)) return;
 
   // Only a message in several segments is looked up again by its origin's numbering: a whole one (most
   // messages) is not entered there. A repeated number is the matcher's to refuse.
@@ -399,8 +399,8 @@ void Engine::on_message(const Channel::Arrival& arrival) {
   if (message->arrived + h.segment.length > message->total)
     throw Error(Errc::invalid_argument, "more bytes than announced " + where(h.origin, h.tag));
   // A segment that rode in the frame is passed on at once.
-  channel_.receive_payload(message->storage.subspan(h.segment.offset, h.segment.length),
-                           [this, message, segment = h.segment] { on_segment(message, segment); });
+  receive_piece(message->storage.subspan(h.segment.offset, h.segment.length), h, arrival.source,
+                [this, message, segment = h.segment] { on_segment(message, segment); });
 }
 
 std::span<const std::byte> Engine::encoded(const Header& h) {
@@ -409,7 +409,7 @@ std::span<const std::byte> Engine::encoded(const Header& h) {
   return header_;  // the channel copies it into the frame before the next call
 }
 
-bool Engine::deliver_at_once(const Header& h) {
+bool Engine::deliver_at_once(const Header& h, int source) {
   const bool whole_leaf = h.has_route && h.route.empty() && h.segment.offset == 0 && h.segment.length == h.total;
   if (!whole_leaf) return false;
   // A receive too short for the message takes the general path, which reports it.
@@ -419,7 +419,7 @@ bool Engine::deliver_at_once(const Header& h) {
   if (!receive) return false;
   Posted taken = take_posted(*receive);
   taken.state->status = {h.origin, h.tag, 0};
-  channel_.receive_payload(taken.buffer.first(h.total), [this, state = std::move(taken.state), bytes = h.total] {
+  receive_piece(taken.buffer.first(h.total), h, source, [this, state = std::move(taken.state), bytes = h.total] {
     ++statistics.received_in_place;
     state->status.bytes = bytes;
     state->done = true;
@@ -438,6 +438,33 @@ Engine::Posted Engine::take_posted(Matcher::Id receive) {
   Posted taken = std::move(*it);
   posted_.erase(it);
   return taken;
+}
+
+// A piece's key in a trace: its origin and its number there for the rank it goes to, which the sender and
+// the receiver both know.
+std::int64_t piece_key(const Header& h) { return static_cast<std::int64_t>(h.origin) << 40 | static_cast<std::int64_t>(h.seq); }
+
+Channel::Done Engine::traced(const char* what, const Header& h, int to, Channel::Done done) {
+  trace::Recorder* recorder = trace::recorder();
+  if (!recorder) return done;
+  // From queued to off this rank: a piece held back behind others shows as a long span.
+  return [done = std::move(done), name = recorder->string(what), begin = recorder->now(), key = piece_key(h), to,
+          bytes = h.segment.length, offset = h.segment.offset, priority = h.priority] {
+    if (trace::Recorder* r = trace::recorder())
+      r->span(trace::Kind::dyn_send, begin, key, to, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(offset),
+              priority, name);
+    done();
+  };
+}
+
+Channel::Done Engine::landed(trace::Recorder& recorder, const Header& h, int from, Channel::Done done) {
+  return [done = std::move(done), name = recorder.string("land"), begin = recorder.now(), key = piece_key(h), from,
+          bytes = h.segment.length, offset = h.segment.offset, priority = h.priority] {
+    if (trace::Recorder* r = trace::recorder())
+      r->span(trace::Kind::dyn_land, begin, key, from, static_cast<std::int64_t>(bytes), static_cast<std::int64_t>(offset),
+              priority, name);
+    done();
+  };
 }
 
 void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment) {
@@ -459,10 +486,11 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
     // message stays in messages_ while a forward of it is pending (settle() drops it only after the last).
     channel_.post(hop.to.rank, message_handler, encoded(h),
                   message->storage.subspan(segment.offset, segment.length), hop.to.priority,
-                  [this, forwarded = message.get()] {
-                    --forwarded->forwarding;
-                    settle(*forwarded);
-                  },
+                  traced("forward", h, hop.to.rank,
+                         [this, forwarded = message.get()] {
+                           --forwarded->forwarding;
+                           settle(*forwarded);
+                         }),
                   message->group);
   }
   message->route_forwarded = true;

@@ -10,6 +10,7 @@
 #include <herald/dyn/route.hpp>
 #include <herald/dyn/wire.hpp>
 #include <herald/error.hpp>
+#include <herald/tracing.hpp>
 
 #include <exception>
 #include <map>
@@ -112,9 +113,21 @@ struct Engine {
                   int priority);
   void on_message(const Channel::Arrival& arrival);
   // A whole message with nothing to forward that a posted receive takes at once: straight into its buffer.
-  bool deliver_at_once(const Header& h);
+  bool deliver_at_once(const Header& h, int source);  // `source`: the rank the frame came from
   std::span<const std::byte> encoded(const Header& h);
   void on_segment(const std::shared_ptr<Incoming>& message, ByteRange segment);
+  // `done`, recording the piece `h` into an open trace (herald/tracing.hpp) once it has left for `to`
+  // (`what`: "send" or "forward"), or once it has landed from `from`. `done` itself where none is open.
+  Channel::Done traced(const char* what, const Header& h, int to, Channel::Done done);
+  Channel::Done landed(trace::Recorder& recorder, const Header& h, int from, Channel::Done done);
+  // Channel::receive_payload(), the piece recorded where a trace is open; without one, as cheap as before.
+  template <class Arrived>
+  void receive_piece(std::span<std::byte> into, const Header& h, int from, Arrived&& arrived) {
+    if (trace::Recorder* recorder = trace::recorder())
+      channel_.receive_payload(into, landed(*recorder, h, from, Channel::Done(std::forward<Arrived>(arrived))));
+    else
+      channel_.receive_payload(into, std::forward<Arrived>(arrived));
+  }
   void bind(Matcher::Id receive, Matcher::Id message);
   std::vector<Posted>::iterator find_posted(Matcher::Id receive);
   Posted take_posted(Matcher::Id receive);

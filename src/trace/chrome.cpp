@@ -80,6 +80,9 @@ class Writer {
           case Kind::recv:  // a message's receiver: (comm, id, from, to, offset, bytes)
             receivers_[{e.b, e.a, e.c, log.rank, low(e.e, 40), e.d}].push_back(&e);
             break;
+          case Kind::dyn_land:  // a piece's receiver: (-1, piece, from, to, offset, bytes)
+            receivers_[{-1, e.a, e.b, log.rank, e.d, e.c}].push_back(&e);
+            break;
           default: break;
         }
       }
@@ -157,14 +160,16 @@ class Writer {
              "\"bcast\":" + to_string(e.a) + ",\"comm\":" + to_string(e.b) + (send ? ",\"to\":" : ",\"from\":") +
                  to_string(e.c) + ",\"bytes\":" + to_string(e.d) + ",\"offset\":" + to_string(low(e.e, 40)) +
                  ",\"step\":" + to_string(high(e.e, 40)));
-        if (send) flow(log, e);
+        if (send) flow(log, e, {e.b, e.a, log.rank, e.c, low(e.e, 40), e.d}, e.c);
         break;
       }
       case Kind::dyn_send:
       case Kind::dyn_land:
         span(log, e, "dyn", text(log, e.name),
-             "\"id\":" + to_string(e.a) + ",\"peer\":" + to_string(e.b) + ",\"bytes\":" + to_string(e.c) +
-                 ",\"offset\":" + to_string(e.d));
+             "\"id\":" + to_string(e.a) + ",\"origin\":" + to_string(high(e.a, 40)) + ",\"peer\":" +
+                 to_string(e.b) + ",\"bytes\":" + to_string(e.c) + ",\"offset\":" + to_string(e.d) +
+                 ",\"priority\":" + to_string(e.e));
+        if (e.kind == Kind::dyn_send) flow(log, e, {-1, e.a, log.rank, e.b, e.d, e.c}, e.b);
         break;
       case Kind::producer:
       case Kind::version:
@@ -173,17 +178,18 @@ class Writer {
     }
   }
 
-  // An arrow from a send to the receive that took it (the first not yet taken with the same key).
-  void flow(const Log& log, const Event& send) {
-    auto at = receivers_.find({send.b, send.a, log.rank, send.c, low(send.e, 40), send.d});
+  // An arrow from a send to the receive that took it (the first not yet taken with the same key), on rank
+  // `to`.
+  void flow(const Log& log, const Event& send, const MessageKey& key, std::int64_t to_rank) {
+    auto at = receivers_.find(key);
     if (at == receivers_.end() || at->second.empty()) return;
+    if (to_rank < 0 || static_cast<std::size_t>(to_rank) >= run_.logs.size()) return;
     const Event& recv = *at->second.front();
     at->second.pop_front();
     const std::size_t id = ++flows_;
     item() << R"({"ph":"s","cat":"message","name":"message","id":)" << id << ",\"pid\":" << log.rank
            << ",\"tid\":" << send.thread << ",\"ts\":" << us(ref(log, send.begin)) << "}";
-    if (send.c < 0 || static_cast<std::size_t>(send.c) >= run_.logs.size()) return;
-    const Log& to = run_.logs[static_cast<std::size_t>(send.c)];
+    const Log& to = run_.logs[static_cast<std::size_t>(to_rank)];
     item() << R"({"ph":"f","bp":"e","cat":"message","name":"message","id":)" << id << ",\"pid\":" << to.rank
            << ",\"tid\":" << recv.thread << ",\"ts\":" << us(ref(to, recv.end)) << "}";
   }
