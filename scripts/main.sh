@@ -4,7 +4,9 @@
 # runs herald-bcast-bench on the built-in default with that file: 2 and 4 ranks, 1 B to 16 MiB, every
 # herald algorithm, auto and the installed MPI_Bcast ("native") interleaved in one run per rank count. It
 # prints the tables and writes results/bcast_p<P>.{txt,csv,json} and the plots
-# results/bcast_{latency,ratio}_p<P>.png.
+# results/bcast_{latency,ratio}_p<P>.png. Then it traces one small run of the task runtime (a Task Bench
+# stencil on 4 processes, its shared buffer sent with the dynamic broadcast) into results/trace/, with
+# herald-trace's Gantt chart and summary beside it (docs/tracing.md).
 #
 #   scripts/main.sh                          the default (7 to 9 minutes on a 2-core machine)
 #   scripts/main.sh --ranks "2"              other rank counts
@@ -44,8 +46,9 @@ fi
 # 2. Build only what the main job needs.
 say "build: Release in $build_dir/"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release
-cmake --build "$build_dir" --target herald-bcast-bench herald-tune -j "$(nproc)"
+cmake --build "$build_dir" --target herald-bcast-bench herald-tune herald-task-bench -j "$(nproc)"
 bench="$(cd "$build_dir" && pwd)/apps/herald-bcast-bench/herald-bcast-bench"
+taskbench="$(cd "$build_dir" && pwd)/apps/herald-task-bench/herald-task-bench"
 tuner="$(cd "$build_dir" && pwd)/apps/herald-tune/herald-tune"
 
 # 3. The launcher: Open MPI refuses root and more ranks than cores unless told; MPICH's Hydra needs neither.
@@ -111,7 +114,20 @@ say "plots: $python bench/plot_bcast.py ${csvs[*]} -o results"
 mapfile -t plots < <("$python" bench/plot_bcast.py "${csvs[@]}" -o results)
 outputs+=("${plots[@]}")
 
-# 6. The summaries once more, together, and where everything is.
+# 6. One traced run: the runtime's tasks, transfers, broadcasts and scheduling, and dyn's pieces, as a
+#    Chrome trace (results/trace/trace.json, for Perfetto), an OTF2 archive and herald-trace's pictures.
+rm -rf results/trace
+mapfile -t flags < <(launcher_for 4)
+command=(mpiexec "${flags[@]}" "$taskbench" -steps 8 -width 6 -type stencil_1d -kernel compute_bound -iter 20000
+         -broadcast 1048576)
+say "a traced run: HERALD_TRACE=results/trace HERALD_RT_BCAST=dynbcast ${command[*]}"
+HERALD_TRACE=results/trace HERALD_RT_BCAST=dynbcast timeout 600 "${command[@]}" > results/trace-run.txt
+say "its pictures: $python apps/herald-trace/herald-trace results/trace"
+"$python" apps/herald-trace/herald-trace results/trace --title "Task Bench stencil_1d, 3 workers, dynbcast"
+outputs+=(results/trace-run.txt results/trace/trace.json results/trace/gantt.png results/trace/summary.txt)
+[ -f results/trace/trace.otf2 ] && outputs+=(results/trace/trace.otf2)
+
+# 7. The summaries once more, together, and where everything is.
 for ranks in $ranks_list; do
   say "summary, $ranks ranks (ratio = best herald median / native median; below 1: herald faster)"
   sed -n '/^# summary/,$p' "results/bcast_p$ranks.txt"
