@@ -7,6 +7,8 @@
 // on its way to mpiexec, which is why a refusal does not take that road.
 #pragma once
 
+#include <herald/tracing.hpp>
+
 #include <mpi.h>
 
 #include <exception>
@@ -36,6 +38,7 @@ int mpi_main(int argc, char** argv, const char* program, Run run) {
   MPI_Init(&argc, &argv);
   int status = 0;
   try {
+    herald::trace::start_from_environment(MPI_COMM_WORLD);  // HERALD_TRACE: written at MPI_Finalize
     status = run(argc, argv);
   } catch (const UsageError& e) {
     int rank = 0;

@@ -18,6 +18,7 @@
 #include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
+#include <herald/tracing.hpp>
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
 #include <herald/simulator.hpp>
@@ -310,6 +311,7 @@ int main(int argc, char** argv) {
     return exit_bad_option;
   }
   try {
+    herald::trace::start_from_environment(MPI_COMM_WORLD);  // HERALD_TRACE: written at MPI_Finalize
     const OwnedComm comm(MPI_COMM_WORLD);
     return run_benchmark(*parsed.settings, comm.get());
   } catch (const std::exception& e) {
