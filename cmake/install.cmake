@@ -84,12 +84,16 @@ if(TARGET herald)
     endforeach()
   endif()
 endif()
-# A static link needs the C++ runtime after herald's archives. When herald has static archives only, a link
-# without --static picks them too, so then Libs names it as well.
+# A static link needs libotf2 (traces' archives) and the C++ runtime after herald's archives. When herald
+# has static archives only, a link without --static picks them too, so then Libs names them as well.
+set(HERALD_PC_STATIC_DEPS "${HERALD_PC_RUNTIME}")
+if(TARGET herald AND OTF2_FOUND)
+  string(JOIN " " HERALD_PC_STATIC_DEPS ${OTF2_LDFLAGS} ${HERALD_PC_RUNTIME})
+endif()
 if(BUILD_SHARED_LIBS)
-  set(PC_LIBS_PRIVATE "${HERALD_PC_RUNTIME}")
+  set(PC_LIBS_PRIVATE "${HERALD_PC_STATIC_DEPS}")
 else()
-  string(APPEND PC_LIBS " ${HERALD_PC_RUNTIME}")
+  string(APPEND PC_LIBS " ${HERALD_PC_STATIC_DEPS}")
   set(PC_LIBS_PRIVATE "")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald.pc @ONLY)
