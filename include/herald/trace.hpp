@@ -84,7 +84,8 @@ class Recorder {
 
   double now() const { return clock_(); }
   int rank() const noexcept { return rank_; }
-  // The calling thread's number, registered under `name` on its first call (later names are ignored).
+  // The calling thread's number. A thread is registered by its first call here or its first record, under
+  // `name` (numbered where another thread has that name) or "thread <number>"; later names are ignored.
   std::uint16_t thread(std::string_view name = {});
   // A row of the trace that is no thread of the process (a modelled core, say), registered under `name`
   // on first use; its number, for record_on().

@@ -91,15 +91,7 @@ Recorder::Buffer& Recorder::buffer(std::string_view name) {
   return *b;
 }
 
-std::uint16_t Recorder::thread(std::string_view name) {
-  Buffer& b = buffer(name);
-  if (!name.empty()) {
-    const std::lock_guard lock(mutex_);
-    // A name given before the thread's first spill wins over the default one.
-    if (b.thread >= threads_spilled_) threads_[b.thread] = std::string(name);
-  }
-  return b.thread;
-}
+std::uint16_t Recorder::thread(std::string_view name) { return buffer(name).thread; }
 
 std::uint16_t Recorder::lane(std::string_view name) {
   const std::lock_guard lock(mutex_);
@@ -189,6 +181,7 @@ Log decode_spill(std::span<const std::byte> bytes, int rank) {
   std::size_t at = 0;
   auto take = [&](void* into, std::size_t n) {
     if (bytes.size() - at < n) return false;
+    if (n == 0) return true;  // `into` may be an empty vector's null data()
     std::memcpy(into, bytes.data() + at, n);
     at += n;
     return true;
