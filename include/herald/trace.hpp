@@ -143,10 +143,13 @@ struct ClockFit {
   double local_start = 0, offset_start = 0;
   double local_end = 0, offset_end = 0;
   bool has_end = false;
+  // How far off the offsets may be: half the round trip of the ping-pong taken (0 where exact: the same
+  // host, or one clock), the larger of the two measurements.
+  double error = 0;
   double to_reference(double local) const noexcept;
 };
 // One ping-pong's estimate: the other process read `remote` while ours went from `sent` to `received`.
-// Of several, the one with the shortest round trip is the best (min_offset picks it).
+// Of several, the one with the shortest round trip is the best (offset_from picks it).
 struct Probe {
   double sent, remote, received;
 };

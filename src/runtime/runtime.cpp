@@ -159,7 +159,8 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   HERALD_MPI(MPI_Comm_set_errhandler(state_->groups.get(), MPI_ERRORS_RETURN));
   if (inject && inject->second == rank()) state_->inject = inject->first;
   if (!options.trace) options.trace = environment("HERALD_TRACE").value_or("");
-  if (!options.trace->empty()) state_->tracing = trace::start(comm, *options.trace);
+  // Where a trace is open already (the drop-in's, from MPI_Init), the runtime records into it.
+  if (!options.trace->empty() && !trace::recorder()) state_->tracing = trace::start(comm, *options.trace);
 }
 
 Runtime::~Runtime() {

@@ -180,10 +180,12 @@ Worker::~Worker() {
 void Worker::broadcast(const BroadcastOrder& order) {
   const bool root = order.root == rank_;
   if (trace::Recorder* recorder = trace::recorder()) {
-    broadcasts_begun_[order.id] = {recorder->now(), order};
+    const double now = recorder->now();
+    broadcasts_begun_[order.id] = {now, order};
     if (root)
       for (std::int32_t r : order.recipients)
-        recorder->record({.a = static_cast<std::int64_t>(order.id), .b = r, .kind = trace::Kind::recipient});
+        recorder->record(
+            {.begin = now, .end = now, .a = static_cast<std::int64_t>(order.id), .b = r, .kind = trace::Kind::recipient});
   }
   if (order.strategy == BroadcastStrategy::mpibcast || order.strategy == BroadcastStrategy::mpibcast_herald) {
     std::vector<int> members(order.recipients.begin(), order.recipients.end());

@@ -43,6 +43,9 @@ class Writer {
          << ",\"offsets_us\":[";
     for (std::size_t r = 0; r < run_.clocks.size(); ++r)
       out_ << (r ? "," : "") << number(run_.clocks[r].offset_start * 1e6);
+    out_ << "],\"offset_errors_us\":[";
+    for (std::size_t r = 0; r < run_.clocks.size(); ++r)
+      out_ << (r ? "," : "") << number(run_.clocks[r].error * 1e6);
     out_ << "]}}\n";
   }
 

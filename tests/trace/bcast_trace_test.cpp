@@ -59,6 +59,18 @@ TEST(TraceMpi, EveryBroadcastsMessagesAreItsSchedulesAndEveryOneArrives) {
   std::ifstream in(std::filesystem::path(dir) / "trace.json");
   ASSERT_TRUE(in) << "no trace.json in " << dir;
   const nlohmann::json trace = nlohmann::json::parse(in);
+  // Every rank's clock offset, and how far off it may be: none on one host (exact), half a round trip
+  // where ping-pong measured it (HERALD_EMULATE_NODES makes every rank a host of its own).
+  const auto& errors = trace["otherData"]["offset_errors_us"];
+  ASSERT_EQ(errors.size(), static_cast<std::size_t>(size));
+  EXPECT_EQ(errors[0].get<double>(), 0);
+  const bool own_hosts = environment("HERALD_EMULATE_NODES").value_or("") == "1";
+  for (int r = 1; r < size; ++r) {
+    if (own_hosts)
+      EXPECT_GT(errors[static_cast<std::size_t>(r)].get<double>(), 0) << "rank " << r << " was measured by ping-pong";
+    else
+      EXPECT_EQ(errors[static_cast<std::size_t>(r)].get<double>(), 0) << "rank " << r << " shares rank 0's host";
+  }
   // Per broadcast (by its id), per rank: its record and its messages.
   std::map<std::int64_t, std::map<int, std::string>> names;
   std::map<std::int64_t, std::map<int, std::vector<Message>>> messages;

@@ -173,7 +173,8 @@ struct Options {
   // HERALD_RT_BCAST_SYNC (0 or 1), else false.
   std::optional<bool> broadcast_sync{};
   // A directory to write a trace of the run into (docs/tracing.md): tasks, transfers, broadcasts and the
-  // head's scheduling, from construction to destruction. Unset: HERALD_TRACE, else none; empty: none.
+  // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
+  // that one. Unset: HERALD_TRACE, else none; empty: none.
   std::optional<std::string> trace{};
 };
 

@@ -112,11 +112,6 @@ CommState::~CommState() {
   if (memory_) Context::get().give_ring();
 }
 
-namespace {
-
-// A node's name, hashed: what MPI_Get_processor_name gives, which names the host on every MPI we know of
-// (SMPI: the simulated host). 64 bits make two hosts of one job sharing a hash a practical impossibility.
-// Under HERALD_EMULATE_NODES, the node of this rank of MPI_COMM_WORLD instead.
 std::uint64_t node_name(Context::EmulatedNodes emulated) {
   if (emulated.size > 0) {
     int world_rank = 0;
@@ -130,8 +125,6 @@ std::uint64_t node_name(Context::EmulatedNodes emulated) {
   for (int i = 0; i < length; ++i) h = (h ^ static_cast<unsigned char>(name[i])) * 1099511628211ULL;
   return h;
 }
-
-}  // namespace
 
 // Why not MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): it blocks, and this rank must keep forwarding its other
 // broadcasts while the state is made (Context::state()). The host name gives the same nodes, exchanged by a

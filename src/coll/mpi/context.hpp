@@ -306,6 +306,11 @@ class Context {
   friend int release_all(MPI_Comm, int, void*, void*);
 };
 
+// This process's node, hashed: what MPI_Get_processor_name gives, which names the host on every MPI we know
+// of (SMPI: the simulated host). 64 bits make two hosts of one job sharing a hash a practical impossibility.
+// Under HERALD_EMULATE_NODES, the node of this rank of MPI_COMM_WORLD instead.
+std::uint64_t node_name(Context::EmulatedNodes emulated);
+
 // True once MPI_Finalize has run: nothing may call MPI then, not even a destructor at exit.
 bool finalized() noexcept;
 
