@@ -162,6 +162,14 @@ struct Recording {
   bool simulated = false;      // SMPI: one clock, no offsets
 };
 
+// The clocks as measured when the trace started, kept beside the spill files (<dir>/raw/clocks.json) so
+// that a run which never finished its trace can still be put on one clock.
+void write_clocks(const Recording& run, const std::filesystem::path& file);
+// A run's trace from what it left in `directory`/raw: every rank's spill file and the clocks of the start.
+// For a run that ended before finishing its trace (a crash, an abort): each rank's events up to its last
+// whole block. Throws Error(invalid_argument) naming what is missing.
+Recording recover(const std::filesystem::path& directory);
+
 // Writes Chrome's trace event format (docs/tracing.md lists the fields).
 void write_chrome_json(const Recording& run, const std::filesystem::path& file);
 // Writes the OTF2 archive `directory`/`name`.otf2 (and its `name`/ folder). Throws Error(invalid_argument)

@@ -114,6 +114,31 @@ TEST(TraceRecorder, AnUnwritableSpillFileIsRefusedNamingIt) {
   }
 }
 
+TEST(TraceRecover, ARunsSpillFilesAndStartClocksMakeItsTrace) {
+  const auto dir = scratch("recover");
+  std::filesystem::create_directories(dir / "raw");
+  for (int r = 0; r < 3; ++r) {
+    if (r == 1) continue;  // rank 1 left no file
+    Recorder recorder(TickingClock{}, dir / "raw" / ("rank-" + std::to_string(r) + ".events"), r, 4);
+    for (int i = 0; i < 10; ++i) recorder.record({.begin = 100.0 + i, .end = 100.5 + i, .a = r * 100 + i, .kind = Kind::submit});
+    // No flush: the last two events stay in the buffer, as a crash leaves them.
+  }
+  Recording clocks;
+  clocks.clocks.resize(3);
+  clocks.clocks[2] = {.local_start = 50, .offset_start = 7, .error = 1e-6};
+  write_clocks(clocks, dir / "raw" / "clocks.json");
+  const Recording run = recover(dir);
+  ASSERT_EQ(run.logs.size(), 3u);
+  EXPECT_EQ(run.logs[0].events.size(), 8u);  // two whole blocks of four
+  EXPECT_TRUE(run.logs[1].events.empty());
+  ASSERT_EQ(run.logs[2].events.size(), 8u);
+  EXPECT_EQ(run.logs[2].events[3].a, 203);
+  EXPECT_DOUBLE_EQ(run.clocks[2].to_reference(100), 93);
+  EXPECT_DOUBLE_EQ(run.clocks[2].error, 1e-6);
+  std::filesystem::remove(dir / "raw" / "clocks.json");
+  EXPECT_THROW(recover(dir), Error);
+}
+
 TEST(TraceClock, TheShortestRoundTripGivesTheOffset) {
   // The remote clock is 5 s ahead; the second probe's reply was delayed by 3 s on its way back.
   const std::vector<Probe> probes{{10.0, 15.5, 11.0}, {20.0, 25.5, 24.0}, {30.0, 35.25, 30.5}};

@@ -64,6 +64,12 @@ Tracing::Tracing(MPI_Comm comm, std::filesystem::path directory)
   recorder_->thread("main");
   if (rank_ == 0) clocks_.resize(static_cast<std::size_t>(size_));
   measure(false);
+  if (rank_ == 0) {
+    Recording start;
+    start.clocks = clocks_;
+    start.simulated = simulated_;
+    write_clocks(start, directory_ / "raw" / "clocks.json");
+  }
 }
 
 void Tracing::measure(bool at_end) {
@@ -159,6 +165,7 @@ std::vector<Log> Tracing::gather() {
                            r, tag, comm, MPI_STATUS_IGNORE));
     logs.push_back(decode_spill(theirs, r));
   }
+  std::filesystem::remove(directory_ / "raw" / "clocks.json", ec);
   std::filesystem::remove(directory_ / "raw", ec);  // empty unless another run's files are there
   return logs;
 }
