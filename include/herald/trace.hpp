@@ -147,6 +147,8 @@ struct ClockFit {
   // host, or one clock), the larger of the two measurements.
   double error = 0;
   double to_reference(double local) const noexcept;
+  // Takes a measurement: `offset` at `local` (on the measured process's clock), the start's or the end's.
+  void measured(bool at_end, double local, double offset) noexcept;
 };
 // One ping-pong's estimate: the other process read `remote` while ours went from `sent` to `received`.
 // Of several, the one with the shortest round trip is the best (offset_from picks it).

@@ -19,6 +19,17 @@ double ClockFit::to_reference(double local) const noexcept {
   return local - (offset_start + f * (offset_end - offset_start));
 }
 
+void ClockFit::measured(bool at_end, double local, double offset) noexcept {
+  if (at_end) {
+    local_end = local;
+    offset_end = offset;
+    has_end = true;
+  } else {
+    local_start = local;
+    offset_start = offset;
+  }
+}
+
 double offset_from(std::span<const Probe> probes) {
   double best_trip = std::numeric_limits<double>::infinity(), offset = 0;
   for (const Probe& p : probes) {

@@ -96,15 +96,7 @@ void Tracing::measure(bool at_end) {
       ClockFit& fit = clocks_[static_cast<std::size_t>(r)];
       const double offset = readings[static_cast<std::size_t>(r)].base - mine.base;
       // The instant the fit holds at, on that rank's clock: now, near enough for an offset that is exact.
-      const double local = PMPI_Wtime() + offset;
-      if (at_end) {
-        fit.local_end = local;
-        fit.offset_end = offset;
-        fit.has_end = true;
-      } else {
-        fit.local_start = local;
-        fit.offset_start = offset;
-      }
+      fit.measured(at_end, PMPI_Wtime() + offset, offset);
       continue;
     }
     if (rank_ == 0) {
@@ -122,14 +114,7 @@ void Tracing::measure(bool at_end) {
       ClockFit& fit = clocks_[static_cast<std::size_t>(r)];
       const double offset = offset_from(probes);
       fit.error = std::max(fit.error, (best->received - best->sent) / 2);
-      if (at_end) {
-        fit.local_end = best->remote;
-        fit.offset_end = offset;
-        fit.has_end = true;
-      } else {
-        fit.local_start = best->remote;
-        fit.offset_start = offset;
-      }
+      fit.measured(at_end, best->remote, offset);
     } else if (rank_ == r) {
       for (int k = 0; k < probes_per_rank; ++k) {
         HERALD_MPI(PMPI_Recv(nullptr, 0, MPI_BYTE, 0, tag, comm, MPI_STATUS_IGNORE));
