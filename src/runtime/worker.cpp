@@ -305,11 +305,17 @@ void Worker::on_go(const dyn::Channel::Arrival& a) {
 
 bool Worker::poll_broadcasts() {
   bool any = false;
+  // One polling pass of the dynamic broadcast serves every one in flight: a worker holds the receives of
+  // all the broadcasts its tasks will read, posted as their orders come, and a pass per request made each
+  // pass of this loop cost as many passes of the endpoint as there were broadcasts to come.
+  if (std::any_of(in_flight_.begin(), in_flight_.end(),
+                  [](const InFlight& f) { return f.order.strategy == BroadcastStrategy::dynbcast; }))
+    any = settings_.endpoint->progress();
   for (std::size_t i = 0; i < in_flight_.size();) {
     InFlight& f = in_flight_[i];
     bool done = false;
     if (f.order.strategy == BroadcastStrategy::dynbcast) {
-      done = f.dyn.test();
+      done = f.dyn.done();
     } else if (f.order.strategy == BroadcastStrategy::mpibcast) {
       int all = 0;
       HERALD_MPI(MPI_Testall(static_cast<int>(f.mpi.size()), f.mpi.data(), &all, MPI_STATUSES_IGNORE));

@@ -92,6 +92,10 @@ class Request {
   // Advances the endpoint; true once complete. A failed operation (a message too long for the receive
   // buffer) throws its herald::Error here, once complete.
   bool test();
+  // True once complete, without advancing the endpoint: for a caller holding many requests, which advances
+  // the endpoint once (Endpoint::progress()) and then looks at each, where a test() of each would make a
+  // polling pass per request. Throws as test() does.
+  bool done();
   void wait();
   // For a completed receive: who sent it, with which tag, and how many bytes landed in the buffer.
   Status status() const;
