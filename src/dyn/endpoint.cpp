@@ -15,13 +15,6 @@ Request::~Request() = default;
 
 bool Request::test() { return poll(); }
 
-bool Request::landed() {
-  if (!state_) throw Error(Errc::invalid_argument, "landed() on an empty request");
-  std::lock_guard lock(engine_->mutex);
-  if (state_->done && state_->error) throw *state_->error;
-  return state_->landed || state_->done;  // every way a receive completes has landed its bytes
-}
-
 bool Request::done() {
   if (!state_) throw Error(Errc::invalid_argument, "done() on an empty request");
   std::lock_guard lock(engine_->mutex);

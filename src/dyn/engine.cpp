@@ -422,7 +422,6 @@ bool Engine::deliver_at_once(const Header& h, int source) {
   receive_piece(taken.buffer.first(h.total), h, source, [this, state = std::move(taken.state), bytes = h.total] {
     ++statistics.received_in_place;
     state->status.bytes = bytes;
-    state->landed = true;
     state->done = true;
   });
   return true;
@@ -541,11 +540,6 @@ void Engine::bind(Matcher::Id receive, Matcher::Id id) {
 }
 
 void Engine::settle(Incoming& m) {
-  // Landed in the receive's own buffer: readable now, though forwards may still read it too.
-  if (m.receive && m.zero_copy && !m.refused && m.placed && m.arrived == m.total) {
-    m.receive->landed = true;
-    m.receive->status.bytes = m.total;
-  }
   // A receive completes once the whole message is here and every forward of it has left this rank: the
   // buffer is the user's again, and the rank owes its sub-tree nothing more.
   if (!passed_on(m)) return;
@@ -560,7 +554,6 @@ void Engine::settle(Incoming& m) {
       }
       m.receive->status.bytes = m.total;
     }
-    m.receive->landed = !m.refused;
     m.receive->done = true;
     m.receive.reset();
   }

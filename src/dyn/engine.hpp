@@ -27,7 +27,6 @@ namespace herald::dyn {
 
 struct Request::State {
   bool done = false;
-  bool landed = false;  // receives: every byte is in the caller's buffer (done, or forwards still reading it)
   std::optional<Error> error;
   Status status;
   std::size_t outstanding = 0;  // broadcasts: messages not yet off this rank

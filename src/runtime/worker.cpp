@@ -316,14 +316,6 @@ bool Worker::poll_broadcasts() {
     bool done = false;
     if (f.order.strategy == BroadcastStrategy::dynbcast) {
       done = f.dyn.done();
-      // A recipient's tasks take the data once it has landed: completion also waits for this rank's
-      // forwards to leave, which on a busy link took tens of milliseconds. The replica stays here (and
-      // shared: no task writes it in place) until then.
-      if (!f.root && !f.landed && (done || f.dyn.landed())) {
-        f.landed = true;
-        broadcast_landed(f.order.id, f.order.key, f.order.sync, f.replica);
-        any = true;
-      }
     } else if (f.order.strategy == BroadcastStrategy::mpibcast) {
       int all = 0;
       HERALD_MPI(MPI_Testall(static_cast<int>(f.mpi.size()), f.mpi.data(), &all, MPI_STATUSES_IGNORE));
@@ -340,7 +332,7 @@ bool Worker::poll_broadcasts() {
     if (finished.root) {
       trace_broadcast(finished.order.id, true);
       spend(finished.order.key);
-    } else if (!finished.landed) {
+    } else {
       broadcast_landed(finished.order.id, finished.order.key, finished.order.sync, std::move(finished.replica));
     }
     any = true;

@@ -128,7 +128,6 @@ class Worker {
     dyn::Request dyn;
     herald::Request coll;            // mpibcast:herald
     std::vector<MPI_Request> mpi;    // mpibcast: MPI_Ibcast, in pieces of at most INT_MAX bytes
-    bool landed = false;             // dynbcast recipient: its tasks have the data; forwards may still read it
   };
   // mpibcast's broadcasts on one communicator: every member starts them in the same order.
   struct Collective {

@@ -406,41 +406,6 @@ TEST(Dyn, ManyRequestsCompleteWithOnePollingPassForAll) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-// A receive's data may be read once it has landed, before the receive completes (a forwarder's sends may
-// still read the buffer): every broadcast's bytes are right at landed(), and each receive then completes.
-TEST(Dyn, AReceiveHasItsDataWhenItHasLanded) {
-  const int me = world_rank(), n = world_size();
-  if (n < 2) return;
-  constexpr int count = 6;
-  constexpr std::size_t bytes = 300000;  // several segments, forwarded down the tree
-  Endpoint ep(MPI_COMM_WORLD);
-  if (me == 0) {
-    std::vector<std::vector<std::byte>> data;
-    for (int i = 0; i < count; ++i) data.push_back(pattern(0, 13, i, bytes));
-    std::vector<Request> sends;
-    for (int i = 0; i < count; ++i) sends.push_back(ep.send(data[i], others(0, n), 13));
-    for (Request& r : sends) r.wait();
-  } else {
-    std::vector<std::vector<std::byte>> buffers(count, std::vector<std::byte>(bytes));
-    std::vector<Request> receives;
-    for (int i = 0; i < count; ++i) receives.push_back(ep.irecv(buffers[i], 0, 13));
-    std::vector<bool> checked(count, false);
-    ASSERT_TRUE(poll_until(ep, [&] {
-      for (int i = 0; i < count; ++i) {
-        if (checked[i] || !receives[i].landed()) continue;
-        EXPECT_EQ(buffers[i], pattern(0, 13, i, bytes)) << "receive " << i << " read at landing";
-        checked[i] = true;
-      }
-      return std::all_of(checked.begin(), checked.end(), [](bool c) { return c; });
-    }));
-    for (Request& r : receives) {
-      r.wait();
-      EXPECT_TRUE(r.landed());
-      EXPECT_EQ(r.status().bytes, bytes);
-    }
-  }
-}
-
 TEST(Dyn, MessagesFromOneOriginKeepTheirOrder) {
   // A broadcast down a chain, then a short point-to-point message to the chain's end, then a one-byte
   // broadcast, all with one tag. The first forwarder holds the broadcast back until the point-to-point

@@ -96,10 +96,6 @@ class Request {
   // the endpoint once (Endpoint::progress()) and then looks at each, where a test() of each would make a
   // polling pass per request. Throws as test() does.
   bool done();
-  // For a receive: true once every byte is in its buffer, which may then be read, but not written until
-  // the receive completes (test() or done()): a forwarder's sends to its sub-tree may still be reading it.
-  // The data is usable as soon as it is here, where completion also waits for those sends to leave.
-  bool landed();
   void wait();
   // For a completed receive: who sent it, with which tag, and how many bytes landed in the buffer.
   Status status() const;
