@@ -49,6 +49,13 @@ int mpi_main(int argc, char** argv, const char* program, Run run) {
     std::cerr << program << ": " << e.what() << std::endl;
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  // An open trace (HERALD_TRACE) is written here, where every rank is: SimGrid's SMPI runs no attribute
+  // callbacks in MPI_Finalize, where herald would write it otherwise.
+  try {
+    herald::trace::finish();
+  } catch (const std::exception& e) {
+    std::cerr << program << ": the trace could not be written: " << e.what() << std::endl;
+  }
   MPI_Finalize();
   return status;
 }

@@ -43,7 +43,16 @@ constexpr int probe_iterations = 3;
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
-  ~MpiSession() { MPI_Finalize(); }
+  ~MpiSession() {
+    // An open trace (HERALD_TRACE) is written here, where every rank is: SimGrid's SMPI runs no
+    // attribute callbacks in MPI_Finalize, where herald would write it otherwise.
+    try {
+      herald::trace::finish();
+    } catch (const std::exception& e) {
+      std::cerr << "herald-bcast-bench: the trace could not be written: " << e.what() << std::endl;
+    }
+    MPI_Finalize();
+  }
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 };
