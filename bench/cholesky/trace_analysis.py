@@ -33,7 +33,6 @@ import heapq
 import importlib.machinery
 import importlib.util
 import json
-import lzma
 import math
 import os
 import re
@@ -58,21 +57,12 @@ def load_herald_trace():
 ht = load_herald_trace()
 
 
-def trace_file(path):
-    if os.path.isdir(path):
-        for name in ("trace.json", "trace.json.xz"):
-            if os.path.isfile(os.path.join(path, name)):
-                return os.path.join(path, name)
-        sys.exit("trace_analysis: no trace.json(.xz) in %s" % path)
-    return path
-
-
 def load(path):
-    path = trace_file(path)
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rb") as f:
-        doc = json.load(f)
-    return ht.Trace(path, doc)
+    """The trace in PATH (a trace directory, trace.json or trace.json.xz), read by herald-trace."""
+    try:
+        return ht.load_trace(path)
+    except ht.TraceError as e:
+        sys.exit("trace_analysis: %s" % e)
 
 
 def bits_per_second(text):

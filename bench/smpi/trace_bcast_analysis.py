@@ -26,7 +26,6 @@ import collections
 import importlib.machinery
 import importlib.util
 import json
-import lzma
 import os
 import statistics
 import sys
@@ -47,17 +46,11 @@ ht = load_herald_trace()
 
 
 def load(path):
-    if os.path.isdir(path):
-        for name in ("trace.json", "trace.json.xz"):
-            if os.path.isfile(os.path.join(path, name)):
-                path = os.path.join(path, name)
-                break
-    opener = lzma.open if path.endswith(".xz") else open
+    """The trace in PATH (a trace directory, trace.json or trace.json.xz), read by herald-trace."""
     try:
-        with opener(path, "rb") as f:
-            return ht.Trace(path, json.load(f))
-    except (OSError, ValueError) as e:
-        sys.exit("trace_bcast_analysis: %s: %s" % (path, e))
+        return ht.load_trace(path)
+    except ht.TraceError as e:
+        sys.exit("trace_bcast_analysis: %s" % e)
 
 
 def open_count(intervals, lo, hi):

@@ -306,6 +306,18 @@ class RuntimeTraceTest(ToolCase):
         self.assertIn("coll broadcasts: 0", self.summary)
 
 
+class CompressedTraceTest(ToolCase):
+    def test_a_directory_with_trace_json_xz_gives_the_same_summary(self):
+        import lzma
+        plain = self.write("plain/trace.json", runtime_trace())
+        os.makedirs(os.path.join(self.dir, "packed"))
+        with open(plain, "rb") as f, lzma.open(os.path.join(self.dir, "packed", "trace.json.xz"), "wb") as out:
+            out.write(f.read())
+        want = self.run_tool(os.path.dirname(plain), "--summary-only").stdout
+        got = self.run_tool(os.path.join(self.dir, "packed"), "--summary-only").stdout
+        self.assertEqual(got.split("\n", 1)[1], want.split("\n", 1)[1])  # past the line naming the file
+
+
 class RowChainTest(ToolCase):
     def test_previous_task_on_the_row_continues_the_path(self):
         # One row, no producers: A 0-10, B 10-20, C 25-30, and D 2-8 on another row ending before B starts.
