@@ -111,6 +111,10 @@ int run(int argc, char** argv) {
                                 .scheduler = flags.scheduler,
                                 .broadcast = flags.strategy,
                                 .broadcast_sync = flags.sync});
+    if (rank == 0 && flags.threads < 0 && !herald::environment("HERALD_RUNTIME_THREADS") && rt.threads() == 0 &&
+        Runtime::default_threads() == 0)
+      std::fprintf(stderr, "herald-task-bench: this process is bound to one core, so kernels run on the runtime's "
+                           "polling thread (-threads 1 gives them a thread of their own)\n");
     tb::RuntimeGraphs runner(rt);
     elapsed = runner.run(graphs, 2);
   }

@@ -5,24 +5,27 @@
 //
 // One graph (Task Bench's flags) runs at a sweep of kernel sizes (-iter), from large to small. Per size and
 // repetition, the runtime (runtime_graph.hpp) and the MPI baseline (mpi_graph.hpp) each run the graph once,
-// in alternating order, after one untimed warm-up run of each. For each run:
-//   granularity = elapsed seconds x cores / tasks
-//   efficiency  = kernel seconds of all tasks / (elapsed seconds x cores)
-// where kernel seconds come from the kernel's rate on one core, measured on rank 0 before the sweep, and
-// cores are the ones that run tasks: the MPI program's ranks, and the runtime's workers times kernel threads
-// per worker (the head schedules and dispatches, as OpenMP Cluster's head node does, and runs no task unless
-// it is alone), both at most the cores of the job's nodes (with more processes than cores, the machine's). The METG is the granularity at which the median efficiency falls to 50%, interpolated in
-// log(granularity) between the two sizes around it. Rank 0 prints the table and both METGs; -csv writes
-// every run.
+// in alternating order, after one untimed warm-up run of each. The METG follows Task Bench's own analysis
+// (metg_rule.hpp): efficiency is each system's work per second (FLOPs; bytes or kernel iterations for
+// kernels that count no FLOPs) over its own rate with the largest tasks of the sweep, granularity is
+// elapsed seconds x cores / tasks, and the METG is the finest granularity still at 50% or more,
+// interpolated linearly toward the next size below 50%. Cores are the ones that run tasks: the MPI
+// program's ranks, and the runtime's workers times kernel threads per worker (the head schedules and
+// dispatches, as OpenMP Cluster's head node does, and runs no task unless it is alone), both at most the
+// cores of the job's nodes (with more processes than cores, the machine's). A point whose repetitions
+// spread by more than -spread of their median is run again, up to -max-reps times; what makes a figure
+// doubtful (an efficiency above 1 beyond the spread, no size under 50%) is printed under it. Rank 0 prints
+// the table and both METGs; -csv writes every run.
 //
-// Own options: -iters N,N,... (default: kernel times of 1 ms down to about 0.1 us, halving), -reps N
-// (default 3), -csv FILE, and the runtime's -threads N and -scheduler S.
+// Own options: -iters N,N,... (default: 2^20 down to 2^3 iterations, halving), -reps N (default 5),
+// -spread F (default 0.1), -max-reps N (default 15), -csv FILE, and the runtime's -threads N and
+// -scheduler S.
 #include "driver_main.hpp"
 #include "kernel.hpp"
+#include "metg_rule.hpp"
 #include "mpi_graph.hpp"
 #include "options.hpp"
 #include "runtime_graph.hpp"
-#include "statistics.hpp"
 #include "summary.hpp"
 
 #include <herald/config.hpp>
@@ -47,8 +50,10 @@ using namespace herald::runtime;
 namespace tb = herald::taskbench;
 
 struct Flags {
-  std::vector<long> iterations;  // empty: from the kernel's rate
-  int reps = 3;
+  std::vector<long> iterations;  // empty: 2^20 down to 2^3
+  int reps = 5;
+  double spread = 0.1;
+  int max_reps = 15;
   std::string csv;
   int threads = -1;
   std::optional<Scheduler> scheduler;
@@ -60,7 +65,8 @@ Flags take_flags(std::vector<std::string_view>& args) {
   std::vector<std::string_view> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
-    if (flag != "-iters" && flag != "-reps" && flag != "-csv" && flag != "-threads" && flag != "-scheduler") {
+    if (flag != "-iters" && flag != "-reps" && flag != "-csv" && flag != "-threads" && flag != "-scheduler" &&
+        flag != "-spread" && flag != "-max-reps") {
       rest.push_back(flag);
       continue;
     }
@@ -76,6 +82,14 @@ Flags take_flags(std::vector<std::string_view>& args) {
         const long long reps = herald::parse_count(value, "-reps");
         if (reps < 1 || reps > 1000) throw std::invalid_argument("-reps takes 1 to 1000, not " + value);
         flags.reps = static_cast<int>(reps);
+      } else if (flag == "-max-reps") {
+        const long long reps = herald::parse_count(value, "-max-reps");
+        if (reps < 1 || reps > 1000) throw std::invalid_argument("-max-reps takes 1 to 1000, not " + value);
+        flags.max_reps = static_cast<int>(reps);
+      } else if (flag == "-spread") {
+        std::size_t used = 0;
+        flags.spread = std::stod(value, &used);
+        if (used != value.size() || !(flags.spread > 0)) throw std::invalid_argument("-spread takes a fraction above 0, not " + value);
       } else if (flag == "-csv") {
         flags.csv = value;
       } else if (flag == "-threads") {
@@ -89,6 +103,7 @@ Flags take_flags(std::vector<std::string_view>& args) {
       throw tb::UsageError(std::string("error: ") + e.what());
     }
   }
+  if (flags.max_reps < flags.reps) flags.max_reps = flags.reps;
   args = std::move(rest);
   return flags;
 }
@@ -97,24 +112,6 @@ bool has_iterations(tb::KernelType type) {
   using enum tb::KernelType;
   return type == busy_wait || type == compute_bound || type == compute_bound2 || type == load_imbalance ||
          type == memory_bound || type == memory_daxpy || type == compute_dgemm;
-}
-
-// Seconds per kernel iteration on one core: the iteration count doubles until a run takes 20 ms, then the
-// fastest of five runs counts (the least disturbed by whatever else runs on the machine).
-double seconds_per_iteration(tb::TaskGraph g) {
-  std::vector<std::byte> scratch(g.scratch_bytes_per_task);
-  if (!scratch.empty()) tb::prepare_scratch(scratch);
-  auto time_once = [&] {
-    const auto start = std::chrono::steady_clock::now();
-    tb::execute_kernel(g, 0, 0, scratch);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  g.kernel.type = g.kernel.type == tb::KernelType::load_imbalance ? tb::KernelType::compute_bound : g.kernel.type;
-  g.kernel.iterations = 1;
-  while (time_once() < 0.02 && g.kernel.iterations < (1L << 40)) g.kernel.iterations *= 2;
-  double best = time_once();
-  for (int i = 0; i < 4; ++i) best = std::min(best, time_once());
-  return best / static_cast<double>(g.kernel.iterations);
 }
 
 // Kernel iterations of all tasks (load_imbalance draws each task's count).
@@ -126,48 +123,12 @@ double total_iterations(const tb::TaskGraph& g) {
   return total;
 }
 
-struct Point {
-  long iterations = 0;
-  double kernel_seconds = 0;  // of all tasks on one core
-  std::vector<double> seconds[2];  // per system: 0 herald, 1 MPI
-};
-
 constexpr const char* system_names[2] = {"herald", "mpi"};
 
-struct Summary {
-  double granularity = 0;
-  double efficiency = 0;
-};
-
-Summary summarize(const Point& point, int system, int cores, double tasks) {
-  const double elapsed = herald::bench::spread_of(point.seconds[system]).median;
-  return {elapsed * cores / tasks, point.kernel_seconds / (elapsed * cores)};
-}
-
-// The granularity at which efficiency falls to 50%, from the largest task down; nothing when even the
-// largest is under 50%; the smallest measured (a bound: METG is at most this) when none is.
-struct Metg {
-  std::optional<double> seconds;
-  bool bound = false;
-};
-
-Metg metg(const std::vector<Summary>& by_size_descending) {
-  const auto& s = by_size_descending;
-  if (s.empty() || s.front().efficiency < 0.5) return {};
-  for (std::size_t i = 1; i < s.size(); ++i) {
-    if (s[i].efficiency >= 0.5) continue;
-    const Summary &above = s[i - 1], &below = s[i];
-    const double f = (above.efficiency - 0.5) / (above.efficiency - below.efficiency);
-    return {std::exp(std::log(above.granularity) + f * (std::log(below.granularity) - std::log(above.granularity))),
-            false};
-  }
-  return {s.back().granularity, true};
-}
-
-std::string microseconds(const Metg& m) {
-  if (!m.seconds) return "not reached (under 50% at the largest size)";
+std::string microseconds(const herald::taskbench::MetgResult& m) {
+  if (!m.metg) return "not reached (under 50% at every size)";
   char text[64];
-  std::snprintf(text, sizeof text, "%s%.2f us", m.bound ? "<= " : "", *m.seconds * 1e6);
+  std::snprintf(text, sizeof text, "%s%.2f us", m.bound ? "<= " : "", *m.metg * 1e6);
   return text;
 }
 
@@ -209,69 +170,86 @@ int run(int argc, char** argv) {
   const int machine = machine_cores();
   const int cores[2] = {std::min(size == 1 ? slots : (size - 1) * slots, machine), std::min(size, machine)};
 
-  double per_iteration = rank == 0 ? seconds_per_iteration(graph[0]) : 0;
-  MPI_Bcast(&per_iteration, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   std::vector<long> sizes = flags.iterations;
   if (sizes.empty())
-    for (double t = 1e-3; t > 0.9e-7; t /= 2) sizes.push_back(std::max(1L, std::lround(t / per_iteration)));
+    for (long n = 1L << 20; n >= 8; n /= 2) sizes.push_back(n);
   std::sort(sizes.rbegin(), sizes.rend());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
 
+  // Work per graph run: FLOPs where the kernel counts them, else bytes, else kernel iterations.
   const double tasks = static_cast<double>(tb::count_totals(graph, 0).tasks);
-  std::vector<Point> points;
+  const char* unit = "FLOP";
+  std::vector<tb::SweepPoint> points[2];
   for (long n : sizes) {
     graph[0].kernel.iterations = n;
-    points.push_back({n, total_iterations(graph[0]) * per_iteration, {}});
+    const tb::RunTotals totals = tb::count_totals(graph, 0);
+    double work = static_cast<double>(totals.flops);
+    if (totals.flops == 0 && totals.bytes > 0) work = static_cast<double>(totals.bytes), unit = "B";
+    if (totals.flops == 0 && totals.bytes == 0) work = total_iterations(graph[0]), unit = "iteration";
+    for (auto& p : points) p.push_back({n, work, {}});
   }
   auto measure = [&](int system) {
     return system == 0 ? runtime_graphs.run(graph, 1) : tb::run_on_mpi(graph, MPI_COMM_WORLD, 1);
   };
+  auto repeat = [&](std::size_t i, int rep) {
+    graph[0].kernel.iterations = sizes[i];
+    const int first = static_cast<int>((static_cast<std::size_t>(rep) + i) % 2);
+    for (int system : {first, 1 - first}) points[system][i].seconds.push_back(measure(system));
+  };
   graph[0].kernel.iterations = sizes.back();
   measure(0);
   measure(1);
-  for (int rep = 0; rep < flags.reps; ++rep) {
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      graph[0].kernel.iterations = points[i].iterations;
-      const int first = static_cast<int>((rep + i) % 2);
-      for (int system : {first, 1 - first}) points[i].seconds[system].push_back(measure(system));
-    }
+  for (int rep = 0; rep < flags.reps; ++rep)
+    for (std::size_t i = 0; i < sizes.size(); ++i) repeat(i, rep);
+  // Points whose repetitions still spread widely run again; rank 0 decides, so every rank runs the same.
+  for (int rep = flags.reps; rep < flags.max_reps; ++rep) {
+    std::vector<int> again(sizes.size(), 0);
+    if (rank == 0)
+      for (std::size_t i = 0; i < sizes.size(); ++i)
+        again[i] = tb::relative_spread(points[0][i].seconds) > flags.spread ||
+                   tb::relative_spread(points[1][i].seconds) > flags.spread;
+    MPI_Bcast(again.data(), static_cast<int>(again.size()), MPI_INT, 0, MPI_COMM_WORLD);
+    if (std::none_of(again.begin(), again.end(), [](int a) { return a != 0; })) break;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      if (again[i]) repeat(i, rep);
   }
   if (rank != 0) return 0;
 
+  const tb::MetgResult m[2] = {tb::compute_metg(points[0], cores[0], tasks), tb::compute_metg(points[1], cores[1], tasks)};
   std::printf("# METG: herald's runtime and a plain MPI program, same graph, same run\n");
   std::printf("graph:");
   for (const std::string_view arg : args) std::printf(" %.*s", static_cast<int>(arg.size()), arg.data());
   std::printf(" (-iter swept)\n");
-  std::printf("ranks %d on %d cores; cores running tasks: herald %d (%d workers x %d threads), mpi %d; kernel "
-              "%.3e s per iteration; %d repetitions, medians\n\n",
-              size, machine, cores[0], size == 1 ? 1 : size - 1, slots, cores[1], per_iteration, flags.reps);
-  std::printf("| iterations | task us | herald s | herald granularity us | herald efficiency | mpi s | "
-              "mpi granularity us | mpi efficiency |\n|---|---|---|---|---|---|---|---|\n");
-  std::vector<Summary> summaries[2];
-  for (const Point& p : points) {
-    Summary s[2];
-    for (int system : {0, 1}) summaries[system].push_back(s[system] = summarize(p, system, cores[system], tasks));
-    std::printf("| %ld | %.2f | %.4f | %.2f | %.3f | %.4f | %.2f | %.3f |\n", p.iterations,
-                p.kernel_seconds / tasks * 1e6, herald::bench::spread_of(p.seconds[0]).median, s[0].granularity * 1e6,
-                s[0].efficiency, herald::bench::spread_of(p.seconds[1]).median, s[1].granularity * 1e6,
-                s[1].efficiency);
+  std::printf("ranks %d on %d cores; cores running tasks: herald %d (%d workers x %d threads), mpi %d; "
+              "%d to %d repetitions a point, medians; efficiency against each system's own rate with the largest "
+              "tasks: herald %.4g, mpi %.4g %s/s\n\n",
+              size, machine, cores[0], size == 1 ? 1 : size - 1, slots, cores[1], flags.reps, flags.max_reps,
+              m[0].peak, m[1].peak, unit);
+  std::printf("| iterations | herald s | spread | herald granularity us | herald efficiency | mpi s | spread | "
+              "mpi granularity us | mpi efficiency |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const tb::RatedPoint &h = m[0].points[i], &p = m[1].points[i];
+    std::printf("| %ld | %.4g | %.3f | %.3f | %.3f | %.4g | %.3f | %.3f | %.3f |\n", h.iterations, h.elapsed, h.spread,
+                h.granularity * 1e6, h.efficiency, p.elapsed, p.spread, p.granularity * 1e6, p.efficiency);
   }
-  const Metg m[2] = {metg(summaries[0]), metg(summaries[1])};
   std::printf("\nMETG(50%%) herald: %s\nMETG(50%%) mpi: %s\n", microseconds(m[0]).c_str(), microseconds(m[1]).c_str());
-  if (m[0].seconds && m[1].seconds)
-    std::printf("METG ratio herald/mpi: %.2f%s\n", *m[0].seconds / *m[1].seconds,
-                m[0].bound || m[1].bound ? " (bounds)" : "");
+  if (m[0].metg && m[1].metg)
+    std::printf("METG ratio herald/mpi: %.2f%s\n", *m[0].metg / *m[1].metg, m[0].bound || m[1].bound ? " (bounds)" : "");
+  for (int system : {0, 1})
+    for (const std::string& w : m[system].warnings) std::printf("warning: %s: %s\n", system_names[system], w.c_str());
   if (!flags.csv.empty()) {
     std::ofstream csv(flags.csv);
-    csv << "system,iterations,rep,seconds,cores,tasks,granularity_us,efficiency\n";
-    for (const Point& p : points)
-      for (int system : {0, 1})
-        for (std::size_t r = 0; r < p.seconds[system].size(); ++r) {
-          const double s = p.seconds[system][r];
+    csv << "system,iterations,rep,seconds,cores,tasks,granularity_us,work,efficiency\n";
+    for (int system : {0, 1})
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const tb::SweepPoint& p = points[system][i];
+        for (std::size_t r = 0; r < p.seconds.size(); ++r) {
+          const double s = p.seconds[r];
           csv << system_names[system] << ',' << p.iterations << ',' << r << ',' << s << ',' << cores[system] << ','
-              << tasks << ',' << s * cores[system] / tasks * 1e6 << ',' << p.kernel_seconds / (s * cores[system])
-              << '\n';
+              << tasks << ',' << s * cores[system] / tasks * 1e6 << ',' << p.work << ','
+              << p.work / s / m[system].peak << '\n';
         }
+      }
     if (!csv) throw std::runtime_error("cannot write " + flags.csv);
   }
   return 0;

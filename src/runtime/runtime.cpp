@@ -12,6 +12,8 @@
 #include "../core/mpi/check.hpp"
 #include "../dyn/channel.hpp"
 
+#include <sched.h>
+
 #include <atomic>
 #include <cstdio>
 #include <optional>
@@ -50,6 +52,16 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
 }
 
 }  // namespace
+
+int Runtime::default_threads() {
+  // Open MPI binds each of at most two processes to a core of its own. A kernel thread there shares that
+  // core with the polling loop: each preempts the other, and a task's wait for the loop becomes a time
+  // slice. On one core, kernels run on the loop's own thread between polls.
+  cpu_set_t cores;
+  CPU_ZERO(&cores);
+  if (sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) == 1) return 0;
+  return 1;
+}
 
 struct Runtime::State {
   Options options;
@@ -100,7 +112,7 @@ std::span<std::byte> TaskContext::out(std::size_t access) const {
 Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State>()) {
   // Settings from the environment first, so that a bad value is refused before anything collective.
   if (options.threads < 0) {
-    options.threads = 1;
+    options.threads = default_threads();
     if (auto v = environment("HERALD_RUNTIME_THREADS"))
       options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
   }

@@ -149,7 +149,8 @@ using KernelCost = std::function<double(std::span<const std::size_t> access_byte
 
 struct Options {
   // Threads per worker that run kernels; 0: none, kernels run on the communication thread between
-  // polls; negative: HERALD_RUNTIME_THREADS, else 1. Where MPI grants less than MPI_THREAD_FUNNELED
+  // polls; negative: HERALD_RUNTIME_THREADS, else Runtime::default_threads() (1, or 0 in a process
+  // bound to a single core). Where MPI grants less than MPI_THREAD_FUNNELED
   // (SimGrid's SMPI), kernels run on the communication thread whatever this says, and this many modelled
   // kernels (TaskContext::occupy) overlap in simulated time.
   int threads = -1;
@@ -220,6 +221,10 @@ class Runtime {
   bool is_head() const noexcept { return rank() == 0; }
   // Kernel threads per worker as resolved from Options and MPI's thread level (0: the polling thread).
   int threads() const noexcept;
+  // The kernel threads a worker gets when neither Options nor HERALD_RUNTIME_THREADS says: 1, or 0 where
+  // this process may run on one core only (as Open MPI binds each of up to two processes), so that the
+  // kernels and the polling loop do not take turns on that core.
+  static int default_threads();
   // How versions read on several workers move, as resolved from Options and HERALD_RT_BCAST.
   BroadcastStrategy broadcast() const noexcept;
 

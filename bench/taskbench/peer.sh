@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds Task Bench's own programs beside herald, never into it: its core library and MPI implementation
+# (mpi/nonblock, mpi/bulk_synchronous), and with --starpu its StarPU implementation against Debian's
+# libstarpu-dev. Prints the directory it built in.
+#
+#   bench/taskbench/peer.sh [--dir DIR] [--starpu]
+#
+# DIR defaults to $HERALD_TASK_BENCH_DIR, else ~/.cache/herald/task-bench. The sources come from
+# $HERALD_TASK_BENCH_SOURCE (a path or URL to clone), else GitHub, at the pinned commit below; Task Bench's
+# own Makefiles build them, with AVX2 and FMA where the CPU has them, as its users build it.
+set -euo pipefail
+die() { echo "peer.sh: $*" >&2; exit 1; }
+
+commit=bf4ad1982d4b748bf3fd54e8239e798114e6ade8
+dir=${HERALD_TASK_BENCH_DIR:-$HOME/.cache/herald/task-bench}
+source=${HERALD_TASK_BENCH_SOURCE:-https://github.com/StanfordLegion/task-bench.git}
+starpu=0
+while (($#)); do
+  case $1 in
+    --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
+    --starpu) starpu=1; shift ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+
+if [[ ! -d $dir/.git ]]; then
+  mkdir -p "$(dirname "$dir")"
+  git clone -q "$source" "$dir" || die "could not clone Task Bench from $source"
+fi
+git -C "$dir" checkout -q "$commit" 2>/dev/null ||
+  { git -C "$dir" fetch -q origin && git -C "$dir" checkout -q "$commit"; } ||
+  die "commit $commit is not in $dir"
+
+make -s -C "$dir/core" -j2 >/dev/null
+make -s -C "$dir/mpi" -j2 nonblock bulk_synchronous >/dev/null
+if ((starpu)); then
+  pkg-config --exists starpu-1.3 || pkg-config --exists starpu-1.4 ||
+    die "StarPU is not installed: apt-get install libstarpu-dev (scripts/setup.sh with HERALD_STARPU=1)"
+  make -s -C "$dir/starpu" -j2 >/dev/null
+fi
+echo "$dir"
