@@ -14,21 +14,9 @@ std::uint32_t DependencyTracker::add_handle(std::size_t bytes, std::string name)
 std::vector<Resolved> DependencyTracker::add_task(std::size_t task, std::span<const Access> accesses,
                                                   std::vector<Dependence>& out,
                                                   const std::function<std::string()>& task_name) {
-  // Everything is checked before anything changes, so a refused task leaves no trace.
-  for (std::size_t i = 0; i < accesses.size(); ++i) {
-    const Access& a = accesses[i];
-    if (a.handle >= handles_.size())
-      throw Error(Errc::invalid_argument, task_name() + " uses a data handle this runtime never registered");
-    for (std::size_t j = 0; j < i; ++j)
-      if (accesses[j].handle == a.handle)
-        throw Error(Errc::invalid_argument, task_name() + " names data '" + handles_[a.handle].name +
-                                                "' twice; use one access with mode inout");
-  }
-  for (const Access& a : accesses) {
-    if (reads(a.mode) && handles_[a.handle].version == 0)
-      throw Error(Errc::invalid_argument, task_name() + " reads data '" + handles_[a.handle].name +
-                                              "' before anything gave it a value (enter it, or write it first)");
-  }
+  check_accesses(
+      accesses, handles_.size(), [&](std::uint32_t h) -> const std::string& { return handles_[h].name; },
+      [&](std::uint32_t h) { return handles_[h].version != 0; }, task_name);
 
   const std::size_t first = out.size();
   auto depend = [&](std::size_t from, std::uint32_t handle, DependenceKind kind) {

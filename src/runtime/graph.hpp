@@ -8,6 +8,7 @@
 // overwrites data others read), and the scheduler may keep them as orders.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/runtime/access.hpp>
 
 #include <cstddef>
@@ -53,6 +54,27 @@ struct Resolved {
   std::uint32_t read = 0;     // the version read (reads(mode) only)
   std::uint32_t written = 0;  // the version written (writes(mode) only)
 };
+
+// The checks every mode of control makes of a task's accesses before it records anything, so that a refused
+// task leaves no trace: a handle out of range, a handle named twice, a read of a handle with no value.
+// `name(handle)` and `has_value(handle)` describe the handles; `task_name()` is called only to throw.
+template <class Name, class HasValue, class TaskName>
+void check_accesses(std::span<const Access> accesses, std::size_t handles, Name name, HasValue has_value,
+                    TaskName task_name) {
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    const Access& a = accesses[i];
+    if (a.handle >= handles)
+      throw Error(Errc::invalid_argument, task_name() + " uses a data handle this runtime never registered");
+    for (std::size_t j = 0; j < i; ++j)
+      if (accesses[j].handle == a.handle)
+        throw Error(Errc::invalid_argument, task_name() + " names data '" + name(a.handle) +
+                                                "' twice; use one access with mode inout");
+  }
+  for (const Access& a : accesses)
+    if (reads(a.mode) && !has_value(a.handle))
+      throw Error(Errc::invalid_argument, task_name() + " reads data '" + name(a.handle) +
+                                              "' before anything gave it a value (enter it, or write it first)");
+}
 
 class DependencyTracker {
  public:

@@ -1,5 +1,6 @@
 #include "head.hpp"
 #include "idle.hpp"
+#include "mapping.hpp"
 
 #include <herald/tracing.hpp>
 
@@ -25,21 +26,9 @@ double since(std::chrono::steady_clock::time_point t) {
 
 HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                      std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id)
-    : channel_(channel), local_(local), settings_(settings), id_(id), size_(channel.size()),
+    : channel_(channel), local_(local), kernels_(kernel_names, kernels, channel.size() == 1 ? 0 : 1),
+      settings_(settings), id_(id), size_(channel.size()),
       workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)) {
-  // Every name any rank registered, with its index on each rank, looked up once per submit.
-  for (std::size_t r = 0; r < kernel_names.size(); ++r)
-    for (std::uint32_t k = 0; k < kernel_names[r].size(); ++k) {
-      auto [it, added] = kernel_ids_.emplace(kernel_names[r][k], static_cast<std::uint32_t>(kernels_.size()));
-      if (added) kernels_.push_back({kernel_names[r][k], std::vector<std::uint32_t>(kernel_names.size(), missing_kernel)});
-      kernels_[it->second].index[r] = k;
-    }
-  for (KernelInfo& k : kernels_) {
-    for (int r = size_ == 1 ? 0 : 1; r < size_ && k.missing_on < 0; ++r)
-      if (k.index[static_cast<std::size_t>(r)] == missing_kernel) k.missing_on = r;
-    for (const KernelEntry& e : kernels)
-      if (e.name == k.name && e.cost) k.cost = &e.cost;
-  }
   outstanding_.assign(static_cast<std::size_t>(size_), 0);
   last_heard_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
@@ -69,12 +58,16 @@ std::string HeadState::task_name(std::uint64_t id, std::string_view kernel) cons
   return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
 }
 
-Data HeadState::data(std::span<std::byte> bytes, std::string name) {
+Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner) {
   check_usable();
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
+  if (owner < -1 || owner >= static_cast<int>(workers_))
+    throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(owner) + " is not a worker (0.." +
+                                            std::to_string(workers_ - 1) + ", or -1)");
   const std::uint32_t index = graph_.add_handle(bytes.size(), name);
-  handles_.push_back({bytes, std::move(name)});
+  handles_.push_back({bytes, std::move(name), static_cast<std::size_t>(std::max(owner, 0))});
+  owners_.push_back(handles_.back().owner);
   return Data(id_, index, bytes.size());
 }
 
@@ -102,29 +95,20 @@ void HeadState::read(Data d, bool exit) {
   reads_.push_back({key, exit});
 }
 
-std::uint32_t HeadState::kernel_id(std::string_view name, std::uint64_t task) const {
-  const auto it = kernel_ids_.find(std::string(name));
-  const int missing_on = it == kernel_ids_.end() ? (size_ == 1 ? 0 : 1) : kernels_[it->second].missing_on;
-  if (missing_on >= 0)
-    throw Error(Errc::invalid_argument, task_name(task, name) + ": not registered on rank " + std::to_string(missing_on));
-  return it->second;
-}
-
 std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                 TaskOptions options) {
   check_usable();
   const std::uint64_t id = next_id_;
-  const std::uint32_t kernel_id = this->kernel_id(kernel, id);
-  if (settings_.scheduler == Scheduler::mapped &&
-      (options.worker < 0 || static_cast<std::size_t>(options.worker) >= workers_))
-    throw Error(Errc::invalid_argument, task_name(id, kernel) + ": the mapped scheduler needs a worker in 0.." +
-                                            std::to_string(workers_ - 1) + ", not " + std::to_string(options.worker));
+  const std::uint32_t kernel_id = kernels_.id(kernel, id);
   std::vector<Access> accesses;
   accesses.reserve(uses.size());
   for (const Use& u : uses) {
     if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
     accesses.push_back({u.data.index_, u.mode});
   }
+  const TaskInfo info{id, kernel, uses, options.priority, static_cast<int>(workers_)};
+  if (const auto w = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_))
+    options.worker = static_cast<int>(*w);
   const std::size_t known_dependences = dependences_.size();
   auto resolved = graph_.add_task(id, accesses, dependences_, [&] { return task_name(id, kernel); });
   ++next_id_;
@@ -157,7 +141,7 @@ double HeadState::estimate(const Pending& task) const {
   std::vector<std::size_t> sizes;
   std::size_t total = 0;
   for (const Resolved& r : task.accesses) total += graph_.bytes(r.handle);
-  if (const KernelCost* cost = kernels_[task.kernel].cost) {
+  if (const KernelCost* cost = kernels_.cost(task.kernel)) {
     for (const Resolved& r : task.accesses) sizes.push_back(graph_.bytes(r.handle));
     return std::max(0.0, (*cost)(sizes));
   }
@@ -235,7 +219,7 @@ void HeadState::dispatch() {
     Pending& task = pending_[i];
     const int rank = rank_of_worker(plan.tasks[i].worker);
     Encoder& batch = batches[static_cast<std::size_t>(rank)];
-    encode_task_header(batch, {task.id, kernels_[task.kernel].index[static_cast<std::size_t>(rank)], task.options.priority,
+    encode_task_header(batch, {task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
                                static_cast<std::uint32_t>(task.accesses.size())});
     Running running{rank, task.kernel, 0, {}, {}};
     for (const Resolved& r : task.accesses) {
@@ -473,7 +457,7 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
     return;
   }
   const auto it = running_.find(task);
-  const std::string kernel = it == running_.end() ? "?" : kernels_[it->second.kernel].name;
+  const std::string kernel = it == running_.end() ? "?" : kernels_.name(it->second.kernel);
   if (!failure_)
     failure_.emplace(Errc::task_failed,
                      task_name(task, kernel) + " failed on rank " + std::to_string(a.source) + ": " + what);

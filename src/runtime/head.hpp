@@ -3,6 +3,7 @@
 #pragma once
 
 #include "broadcast.hpp"
+#include "coordinator.hpp"
 #include "graph.hpp"
 #include "message.hpp"
 #include "worker.hpp"
@@ -27,6 +28,7 @@ namespace herald::runtime::detail {
 struct HeadSettings {
   Scheduler scheduler = Scheduler::heft;
   Link link{};
+  Mapping mapping{};  // Scheduler::mapped, tasks that name no worker
   double worker_timeout = 60;
   BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
   bool sync = false;                  // recipients wait until every one has the data
@@ -35,41 +37,33 @@ struct HeadSettings {
   dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
 };
 
-class HeadState {
+class HeadState final : public Coordinator {
  public:
   // `kernel_names[rank]`: the kernels each rank registered, in its own order.
   HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
             std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id);
 
-  Data data(std::span<std::byte> bytes, std::string name);
-  void enter(Data d);
-  void read(Data d, bool exit);
+  Data data(std::span<std::byte> bytes, std::string name, int owner) override;
+  void enter(Data d) override;
+  void read(Data d, bool exit) override;
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
-                       TaskOptions options);
-  void wait();
+                       TaskOptions options) override;
+  void wait() override;
 
-  int workers() const noexcept { return static_cast<int>(workers_); }
-  Statistics statistics() const;
-  // A worker went silent: the others cannot be released cleanly.
-  bool lost_worker() const noexcept { return lost_; }
-  // Neither a failure nor a lost worker so far.
-  bool usable() const noexcept { return !broken_ && !lost_; }
-  // A failure reported by a worker (a kernel, or the worker itself) that no wait() has raised yet.
-  std::exception_ptr failure() const { return failure_ && !broken_ ? std::make_exception_ptr(*failure_) : nullptr; }
+  int workers() const noexcept override { return static_cast<int>(workers_); }
+  Statistics statistics() const override;
+  bool lost_worker() const noexcept override { return lost_; }
+  bool usable() const noexcept override { return !broken_ && !lost_; }
+  std::exception_ptr failure() const override {
+    return failure_ && !broken_ ? std::make_exception_ptr(*failure_) : nullptr;
+  }
 
  private:
   struct HandleInfo {
     std::span<std::byte> buffer;
     std::string name;
+    std::size_t owner = 0;  // the worker owning it (Scheduler::owner)
   };
-  // A kernel name some rank registered: its index on every rank (none where missing) and its cost model.
-  struct KernelInfo {
-    std::string name;
-    std::vector<std::uint32_t> index;  // per rank; missing_kernel where that rank lacks it
-    int missing_on = -1;               // the first rank that may run tasks and lacks it
-    const KernelCost* cost = nullptr;  // the head's, if it has one
-  };
-  static constexpr std::uint32_t missing_kernel = UINT32_MAX;
   struct Pending {
     std::uint64_t id;
     std::uint32_t kernel;  // into kernels_
@@ -107,7 +101,6 @@ class HeadState {
   bool owns(const Data& d) const noexcept { return d.owner_ == id_ && d.index_ < handles_.size(); }
   void check_handle(const Data& d, const char* what) const;
   std::string task_name(std::uint64_t id, std::string_view kernel) const;
-  std::uint32_t kernel_id(std::string_view name, std::uint64_t task) const;
   double estimate(const Pending& task) const;
   int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
   void dispatch();
@@ -128,8 +121,7 @@ class HeadState {
 
   dyn::Channel& channel_;
   Worker& local_;
-  std::vector<KernelInfo> kernels_;
-  std::unordered_map<std::string, std::uint32_t> kernel_ids_;  // name -> position in kernels_
+  KernelTable kernels_;
   HeadSettings settings_;
   std::uint64_t id_;
   int size_;
@@ -137,6 +129,7 @@ class HeadState {
 
   DependencyTracker graph_;
   std::vector<HandleInfo> handles_;
+  std::vector<std::size_t> owners_;  // handles_[i].owner, as a span for chosen_worker
   std::vector<Pending> pending_;
   std::vector<Dependence> dependences_;  // of the pending tasks, by task id
   std::vector<PendingRead> reads_;

@@ -31,6 +31,7 @@ enum Handler : std::uint16_t {
   stop_handler,       // head -> worker: leave the worker loop
   got_handler,        // recipient -> head: a broadcast's data is here (synchronised broadcasts)
   go_handler,         // head -> recipient: every recipient has it, tasks may read it now
+  lost_handler,       // any -> all (replicated control): a process is lost, with the reason
 };
 
 // TaskAccess::source of a version that reaches the worker by a broadcast: nothing to fetch.

@@ -1,5 +1,6 @@
 #include "head.hpp"
 #include "idle.hpp"
+#include "replicated.hpp"
 
 #include <cmath>
 #include <thread>
@@ -14,6 +15,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <optional>
@@ -27,21 +29,20 @@ namespace {
 // Each Runtime's handles carry its number, so a handle of another runtime is refused.
 std::atomic<std::uint64_t> runtimes_made{0};
 
-// The names of every rank's kernels, on rank 0 (collective).
+// The names of every rank's kernels, on every rank (collective).
 std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const std::vector<detail::KernelEntry>& kernels) {
   detail::Encoder e;
   e.put(static_cast<std::uint32_t>(kernels.size()));
   for (const auto& k : kernels) e.put_string(k.name);
   const int mine = static_cast<int>(e.bytes().size());
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
+  int size = 1;
   MPI_Comm_size(comm, &size);
-  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(size) : 0);
-  HERALD_MPI(MPI_Gather(&mine, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  HERALD_MPI(MPI_Allgather(&mine, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
   std::vector<int> offsets(lengths.size(), 0);
   for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::vector<std::byte> all(rank == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0);
-  HERALD_MPI(MPI_Gatherv(e.bytes().data(), mine, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, 0, comm));
+  std::vector<std::byte> all(static_cast<std::size_t>(offsets.back() + lengths.back()));
+  HERALD_MPI(MPI_Allgatherv(e.bytes().data(), mine, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, comm));
   std::vector<std::vector<std::string>> names(lengths.size());
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     detail::Decoder d(std::span<const std::byte>(all).subspan(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
@@ -51,7 +52,20 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
   return names;
 }
 
+// Kernel names the runtime keeps for itself.
+constexpr std::string_view reserved_prefix = "herald.";
+// Replicated control's read(): copies the version into the buffer whose address is the argument.
+constexpr const char* read_kernel = "herald.read";
+
 }  // namespace
+
+Control control_from_string(std::string_view text) {
+  if (text == "head") return Control::head;
+  if (text == "replicated") return Control::replicated;
+  throw Error(Errc::invalid_argument, "unknown control '" + std::string(text) + "' (head, replicated)");
+}
+
+const char* to_string(Control control) noexcept { return control == Control::head ? "head" : "replicated"; }
 
 int Runtime::default_threads() {
   // Open MPI binds each of at most two processes to a core of its own. A kernel thread there shares that
@@ -71,7 +85,7 @@ struct Runtime::State {
   std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts
   mpi::Communicator groups;                  // the parent of mpibcast's communicators
   std::vector<detail::KernelEntry> kernels;
-  std::unique_ptr<detail::HeadState> head;
+  std::unique_ptr<detail::Coordinator> head;
   std::uint64_t id = ++runtimes_made;
   bool running = false;
   bool tracing = false;  // this runtime opened the trace, and finishes it
@@ -116,6 +130,10 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     if (auto v = environment("HERALD_RUNTIME_THREADS"))
       options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
   }
+  if (!options.control) {
+    options.control = Control::head;
+    if (auto v = environment("HERALD_RUNTIME_CONTROL")) options.control = control_from_string(*v);
+  }
   if (!options.scheduler) {
     options.scheduler = Scheduler::heft;
     if (auto v = environment("HERALD_RUNTIME_SCHEDULER")) options.scheduler = scheduler_from_string(*v);
@@ -144,6 +162,8 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     options.broadcast_sync = false;
     if (auto v = environment("HERALD_RT_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RT_BCAST_SYNC");
   }
+  if (*options.broadcast_sync && *options.control == Control::replicated)
+    throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RT_BCAST_SYNC) need head control");
   if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_switch(*v, "HERALD_RT_LOG");
   // Test only: HERALD_RUNTIME_INJECT=<kind>:<rank> makes that worker fail once outside any kernel (kinds
   // in Worker::inject), to test that such failures reach the head.
@@ -151,9 +171,9 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   if (auto v = environment("HERALD_RUNTIME_INJECT")) {
     const auto colon = v->find(':');
     const std::string kind = v->substr(0, colon);
-    if (colon == std::string::npos || (kind != "handler" && kind != "alloc" && kind != "mpi"))
+    if (colon == std::string::npos || (kind != "handler" && kind != "alloc" && kind != "mpi" && kind != "stall"))
       throw Error(Errc::invalid_argument,
-                  "HERALD_RUNTIME_INJECT='" + *v + "': expected <kind>:<rank>, kind handler, alloc or mpi");
+                  "HERALD_RUNTIME_INJECT='" + *v + "': expected <kind>:<rank>, kind handler, alloc, mpi or stall");
     inject.emplace(kind, static_cast<int>(parse_count(v->substr(colon + 1), "HERALD_RUNTIME_INJECT's rank")));
   }
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
@@ -187,18 +207,21 @@ Runtime::~Runtime() {
 int Runtime::rank() const noexcept { return state_->channel->rank(); }
 int Runtime::size() const noexcept { return state_->channel->size(); }
 int Runtime::threads() const noexcept { return state_->options.threads; }
+Control Runtime::control() const noexcept { return *state_->options.control; }
 BroadcastStrategy Runtime::broadcast() const noexcept { return *state_->options.broadcast; }
 
 void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
   if (state_->running) throw Error(Errc::invalid_argument, "kernel '" + name + "' registered while the runtime runs");
   if (!kernel) throw Error(Errc::invalid_argument, "kernel '" + name + "' is empty");
+  if (name.starts_with(reserved_prefix))
+    throw Error(Errc::invalid_argument, "kernel '" + name + "': names starting with 'herald.' are the runtime's own");
   for (const auto& k : state_->kernels)
     if (k.name == name) throw Error(Errc::invalid_argument, "kernel '" + name + "' registered twice");
   state_->kernels.push_back({std::move(name), std::move(kernel), std::move(cost)});
 }
 
 void Runtime::run(const std::function<void(Head&)>& program) {
-  if (rank() == 0) return run_ranks(program);
+  if (rank() == 0 || control() == Control::replicated) return run_ranks(program);
   // On a worker, a failure in its loop is reported to the head (Worker::fail); one before the loop or in
   // the shutdown has no head listening for it, and ends the program rather than leave the others waiting.
   try {
@@ -218,22 +241,69 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
     State& s;
     ~Done() { s.running = false; }
   } done{s};
+  if (control() == Control::replicated &&
+      std::none_of(s.kernels.begin(), s.kernels.end(), [](const auto& k) { return k.name == read_kernel; }))
+    s.kernels.push_back({read_kernel, [](TaskContext& t) {
+                           const auto from = t.in(0);
+                           auto* into = reinterpret_cast<std::byte*>(t.argument<std::uintptr_t>());
+                           if (into != from.data() && !from.empty()) std::memcpy(into, from.data(), from.size());
+                         }, {}});
   auto names = gather_kernel_names(channel.comm(), s.kernels);
+  detail::ReplicatedState* replicated = nullptr;
+  std::function<void(std::uint64_t, std::string_view, const std::string&)> report;
+  if (control() == Control::replicated)
+    report = [&replicated](std::uint64_t task, std::string_view kernel, const std::string& what) {
+      replicated->failed_here(task, kernel, what);
+    };
   detail::Worker worker(channel, s.kernels,
                         {.threads = s.options.threads,
                          .modelled_cores = s.modelled_cores,
                          .heartbeat = s.options.heartbeat,
                          .endpoint = s.endpoint.get(),
                          .groups = s.groups.get(),
-                         .inject = s.inject});
+                         .inject = s.inject,
+                         .report_failure = report});
 
   std::exception_ptr error;
   bool lost = false;
-  if (rank() == 0) {
+  if (control() == Control::replicated) {
+    auto state = std::make_unique<detail::ReplicatedState>(
+        channel, worker, s.kernels, names,
+        detail::ReplicatedSettings{.scheduler = *s.options.scheduler,
+                                   .link = *s.options.link,
+                                   .mapping = s.options.mapping,
+                                   .timeout = s.options.worker_timeout,
+                                   .heartbeat = s.options.heartbeat,
+                                   .broadcast = *s.options.broadcast,
+                                   .log = s.log,
+                                   .idle_sleep = *s.options.idle_sleep,
+                                   .endpoint = s.endpoint.get(),
+                                   .read_kernel = read_kernel},
+        s.id);
+    replicated = state.get();
+    s.head = std::move(state);
+    try {
+      Head head(s);
+      program(head);
+      if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lost = s.head->lost_worker();
+    if (!lost) {
+      try {
+        replicated->leave();
+      } catch (...) {
+        lost = true;
+        if (!error) error = std::current_exception();
+      }
+    }
+  } else if (rank() == 0) {
     s.head = std::make_unique<detail::HeadState>(
         channel, worker, s.kernels, std::move(names),
         detail::HeadSettings{.scheduler = *s.options.scheduler,
                              .link = *s.options.link,
+                             .mapping = s.options.mapping,
                              .worker_timeout = s.options.worker_timeout,
                              .broadcast = *s.options.broadcast,
                              .sync = *s.options.broadcast_sync,
@@ -293,7 +363,9 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   if (error) std::rethrow_exception(error);
 }
 
-Data Head::data(std::span<std::byte> bytes, std::string name) { return state_.head->data(bytes, std::move(name)); }
+Data Head::data(std::span<std::byte> bytes, std::string name, int owner) {
+  return state_.head->data(bytes, std::move(name), owner);
+}
 void Head::enter(Data d) { state_.head->enter(d); }
 void Head::read(Data d) { state_.head->read(d, false); }
 void Head::exit(Data d) { state_.head->read(d, true); }

@@ -98,9 +98,9 @@ TaskSchedule Placer::finish() && {
 }  // namespace detail
 
 Scheduler scheduler_from_string(std::string_view name) {
-  for (Scheduler s : {Scheduler::heft, Scheduler::round_robin, Scheduler::mapped})
+  for (Scheduler s : {Scheduler::heft, Scheduler::round_robin, Scheduler::mapped, Scheduler::owner})
     if (name == to_string(s)) return s;
-  throw Error(Errc::invalid_argument, "unknown scheduler '" + std::string(name) + "' (heft, round_robin, mapped)");
+  throw Error(Errc::invalid_argument, "unknown scheduler '" + std::string(name) + "' (heft, round_robin, mapped, owner)");
 }
 
 const char* to_string(Scheduler scheduler) noexcept {
@@ -108,6 +108,7 @@ const char* to_string(Scheduler scheduler) noexcept {
     case Scheduler::heft: return "heft";
     case Scheduler::round_robin: return "round_robin";
     case Scheduler::mapped: return "mapped";
+    case Scheduler::owner: return "owner";
   }
   return "?";
 }
@@ -126,6 +127,11 @@ TaskSchedule mapped(const Workload& workload, const Link& link, std::span<const 
     placer.place(t, placer.try_on(t, worker_of[t]));
   }
   return std::move(placer).finish();
+}
+
+std::size_t block_cyclic(std::size_t row, std::size_t column, std::size_t p, std::size_t q) {
+  if (p == 0 || q == 0) throw Error(Errc::invalid_argument, "block_cyclic: a grid of " + std::to_string(p) + " x " + std::to_string(q) + " workers");
+  return (row % p) * q + column % q;
 }
 
 TaskSchedule round_robin(const Workload& workload, const Link& link) {
@@ -155,7 +161,8 @@ TaskSchedule schedule(Scheduler scheduler, const Workload& workload, const Link&
   switch (scheduler) {
     case Scheduler::heft: return guarded_heft(workload, link);
     case Scheduler::round_robin: return round_robin(workload, link);
-    case Scheduler::mapped: return mapped(workload, link, worker_of);
+    case Scheduler::mapped:
+    case Scheduler::owner: return mapped(workload, link, worker_of);
   }
   throw Error(Errc::invalid_argument, "unknown scheduler");
 }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <new>
 #include <stdexcept>
+#include <thread>
 
 namespace herald::runtime::detail {
 namespace {
@@ -108,6 +109,7 @@ void Worker::fail(const std::string& what) noexcept {
   if (stopped_) abort_run(channel_.comm(), message + " (after the head stopped listening)");
   failed_ = true;
   try {
+    if (settings_.report_failure) return settings_.report_failure(no_task, {}, what);
     // The message a failing kernel sends, without a task; it leaves now, not at the next poll.
     Encoder e;
     e.put(no_task).put_string(what);
@@ -136,37 +138,42 @@ void Worker::on_tasks(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
   Decoder d(a.body);
   const auto n = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    TaskOrder order = decode_task(d);
-    if (order.kernel >= kernels_.size())
-      throw Error(Errc::invalid_argument, "task " + std::to_string(order.task) + " names kernel " +
-                                              std::to_string(order.kernel) + " of " +
-                                              std::to_string(kernels_.size()) + " on rank " + std::to_string(rank_));
-    const std::uint64_t task = order.task;
-    Local& local = tasks_[task];
-    for (const TaskAccess& access : order.accesses) {
-      if (!reads(access.mode) || store_.find(access.read)) continue;
-      ++local.missing;
-      waiting_[access.read].push_back(task);
-      if (access.source == rank_) ++local.missing_here;
-    }
-    local.order = std::move(order);
-    if (local.missing_here == 0) fetch_inputs(local);
-    if (local.missing == 0) {
-      trace_ready(local);
-      ready_.push({local.order.priority, sequence_++, task});
-    }
-  }
+  for (std::uint32_t i = 0; i < n; ++i) add_task(decode_task(d));
   // Superseded versions this rank holds or will hold, with the reads and transfers they still serve here.
   const auto budgets = d.get<std::uint32_t>();
   for (std::uint32_t i = 0; i < budgets; ++i) {
     const Key key = read_key(d);
-    budget_[key] = d.get<std::uint32_t>();
-    if (budget_[key] == 0 && store_.find(key)) spend_nothing(key);
+    set_budget(key, d.get<std::uint32_t>());
   }
   // Broadcasts this process roots or receives, in the order of their ids.
   const auto broadcasts = d.get<std::uint32_t>();
   for (std::uint32_t i = 0; i < broadcasts; ++i) broadcast(decode_broadcast(d));
+}
+
+void Worker::add_task(TaskOrder order) {
+  if (order.kernel >= kernels_.size())
+    throw Error(Errc::invalid_argument, "task " + std::to_string(order.task) + " names kernel " +
+                                            std::to_string(order.kernel) + " of " + std::to_string(kernels_.size()) +
+                                            " on rank " + std::to_string(rank_));
+  const std::uint64_t task = order.task;
+  Local& local = tasks_[task];
+  for (const TaskAccess& access : order.accesses) {
+    if (!reads(access.mode) || store_.find(access.read)) continue;
+    ++local.missing;
+    waiting_[access.read].push_back(task);
+    if (access.source == rank_) ++local.missing_here;
+  }
+  local.order = std::move(order);
+  if (local.missing_here == 0) fetch_inputs(local);
+  if (local.missing == 0) {
+    trace_ready(local);
+    ready_.push({local.order.priority, sequence_++, task});
+  }
+}
+
+void Worker::set_budget(const Key& key, std::uint32_t uses) {
+  budget_[key] = uses;
+  if (uses == 0 && store_.find(key)) spend_nothing(key);
 }
 
 Worker::~Worker() {
@@ -543,6 +550,8 @@ void Worker::finish(const Pool::Result& result) {
   Local local = std::move(it->second);
   tasks_.erase(it);
   if (result.error) {
+    if (settings_.report_failure)
+      return settings_.report_failure(result.task, kernels_[local.order.kernel].name, describe(result.error));
     Encoder e;
     e.put(result.task).put_string(describe(result.error));
     channel_.post(head_rank, failure_handler, e.bytes(), {}, 0, {});
@@ -553,6 +562,8 @@ void Worker::finish(const Pool::Result& result) {
     if (writes(access.mode)) arrived({access.read.handle, access.written}, std::move(local.keep[i]));
     if (reads(access.mode)) spend(access.read);
   }
+  ++completed_;
+  if (settings_.report_failure) return;  // no head to tell
   done_.put(result.task).put(result.seconds);
   ++done_count_;
 }
@@ -568,6 +579,10 @@ void Worker::start_guarded(std::uint64_t task) {
 
 bool Worker::poll() {
   if (!tasks_.empty()) inject("mpi");
+  if (settings_.inject == "stall" && !tasks_.empty()) {
+    // A process that stops answering and never ends: what its peers must detect without a head.
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   bool any = !in_flight_.empty() && poll_broadcasts();
   const auto now = std::chrono::steady_clock::now();
   if (pool_) {
@@ -620,7 +635,7 @@ bool Worker::poll() {
     last_report_ = now;
     last_heartbeat_ = now;
   }
-  if (rank_ != head_rank && !stopped_) {
+  if (rank_ != head_rank && !stopped_ && !settings_.report_failure) {
     if (std::chrono::duration<double>(now - last_heartbeat_).count() >= settings_.heartbeat) {
       channel_.post(head_rank, heartbeat_handler, {}, {}, 0, {});
       last_heartbeat_ = now;

@@ -3,6 +3,7 @@
 // head's serves the data the program entered; with one rank it also runs every task).
 #pragma once
 
+#include "kernels.hpp"
 #include "message.hpp"
 #include "pool.hpp"
 #include "store.hpp"
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <queue>
 #include <string>
@@ -28,12 +30,6 @@
 
 namespace herald::runtime::detail {
 
-struct KernelEntry {
-  std::string name;
-  Kernel run;
-  KernelCost cost;
-};
-
 class Worker {
  public:
   struct Settings {
@@ -43,8 +39,11 @@ class Worker {
     dyn::Endpoint* endpoint = nullptr;  // carries dynbcast broadcasts
     MPI_Comm groups = MPI_COMM_NULL;    // the parent of mpibcast's communicators (all processes)
     // Test only (HERALD_RUNTIME_INJECT, read in runtime.cpp): "handler", "alloc" or "mpi" makes this
-    // worker fail once that way outside any kernel; empty: never.
+    // worker fail once that way outside any kernel, "stall" makes it stop answering; empty: never.
     std::string inject;
+    // Where failures go (a task's, with its number, or the worker's own, with no_task). Unset: to the head,
+    // which also gets completions in batches and heartbeats; set (replicated control): only failures, here.
+    std::function<void(std::uint64_t task, std::string_view kernel, const std::string& what)> report_failure;
   };
   Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings);
   ~Worker();
@@ -65,6 +64,13 @@ class Worker {
   void fail(const std::string& what) noexcept;
 
   Store& store() noexcept { return store_; }
+  // A task to run here, as a tasks message brings them: queued in this order, its inputs fetched on demand.
+  void add_task(TaskOrder order);
+  // A superseded version held here: dropped once `uses` more reads and sends of it are done.
+  void set_budget(const Key& key, std::uint32_t uses);
+  // Tasks given and not finished (run, failed, or waiting for inputs).
+  std::size_t unfinished() const noexcept { return tasks_.size(); }
+  std::uint64_t completed() const noexcept { return completed_; }
   // Sends version `key` to `rank` now if held, else once it is (a read by the head when `readback`).
   void serve(const Key& key, int rank, bool readback);
   // Takes part in a broadcast as its root or a recipient. Every process gets its orders in the order of
@@ -153,6 +159,7 @@ class Worker {
   std::vector<Pool::Result> results_;
   // Kernels on the polling thread that modelled their time: each ends at its time on MPI_Wtime's clock.
   std::vector<std::pair<double, Pool::Result>> modelled_;
+  std::uint64_t completed_ = 0;
   Encoder done_;              // completions not yet reported
   std::uint32_t done_count_ = 0;
   bool stopped_ = false;

@@ -319,7 +319,8 @@ TEST(Runtime, AnExceptionInTheProgramReachesRankZeroAfterWorkersAreReleased) {
   } catch (const std::runtime_error& e) {
     caught = std::string(e.what()) == "program failed";
   }
-  EXPECT_EQ(caught, rt.is_head());
+  // Head control: only rank 0 runs the program; replicated: every rank does, and every rank throws.
+  EXPECT_EQ(caught, rt.is_head() || rt.control() == Control::replicated);
   // The runtime runs again afterwards.
   std::vector<double> v(2, 0.0);
   rt.run([&](Head& head) {
@@ -363,11 +364,16 @@ TEST(Runtime, RoundRobinAndMappedSchedulersGiveTheSameResults) {
 TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int workers = size == 1 ? 1 : size - 1;
   for (BroadcastStrategy strategy : {BroadcastStrategy::nobcast, BroadcastStrategy::p2p, BroadcastStrategy::mpibcast,
                                      BroadcastStrategy::mpibcast_herald, BroadcastStrategy::dynbcast,
                                      BroadcastStrategy::automatic}) {
     for (bool sync : {false, true}) {
+      Runtime probe(MPI_COMM_WORLD, {.broadcast_sync = false});
+      const bool replicated = probe.control() == Control::replicated;
+      if (sync && replicated) continue;  // synchronised broadcasts need the head
+      // Head control: the workers are ranks 1.. and the head roots entered data; replicated: every rank is
+      // a worker, rank 0 owns the entered data, and read() brings a value to every rank.
+      const int workers = replicated || size == 1 ? size : size - 1;
       Runtime rt(MPI_COMM_WORLD, {.scheduler = Scheduler::mapped, .broadcast = strategy, .broadcast_sync = sync});
       register_kernels(rt);
       std::vector<double> shared(70001), made(1001);
@@ -392,22 +398,31 @@ TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
         head.wait();
         stats = head.statistics();
       });
-      if (!rt.is_head()) continue;
+      if (!rt.is_head() && !replicated) continue;
       const std::string what = to_string(strategy) + (sync ? " sync" : "");
       const double n = static_cast<double>(shared.size());
       for (int w = 0; w < workers; ++w) EXPECT_DOUBLE_EQ(sums[static_cast<std::size_t>(w)][0], n * (n + 1) / 2) << what;
       for (int w = 1; w < std::min(workers, 3); ++w)
         EXPECT_DOUBLE_EQ(sums[static_cast<std::size_t>(workers + w)][0], 2.0 * 1001) << what;
-      if (strategy == BroadcastStrategy::nobcast || workers < 2) {
-        EXPECT_EQ(stats.broadcasts, 0u) << what;
-        continue;
-      }
-      const std::uint64_t expected = workers >= 3 ? 2 : 1;
-      EXPECT_EQ(stats.broadcasts, expected) << what;
-      EXPECT_EQ(stats.broadcast_recipients, static_cast<std::uint64_t>(workers) + (workers >= 3 ? 2 : 0)) << what;
-      EXPECT_EQ(stats.broadcast_bytes, shared.size() * sizeof(double) * static_cast<std::size_t>(workers) +
-                                           (workers >= 3 ? 2 * made.size() * sizeof(double) : 0))
-          << what;
+      // Versions read on two or more processes that lack them: `shared` (by every worker but its holder),
+      // `made` (workers 1 and 2), and in replicated control every sum (by every rank but its maker).
+      const std::uint64_t shared_recipients = static_cast<std::uint64_t>(replicated ? workers - 1 : workers);
+      const std::uint64_t made_recipients = static_cast<std::uint64_t>(std::max(0, std::min(workers, 3) - 1));
+      const std::uint64_t sum_count = static_cast<std::uint64_t>(workers) + made_recipients;
+      const std::uint64_t sum_recipients = replicated ? static_cast<std::uint64_t>(size - 1) : 0;
+      std::uint64_t broadcasts = 0, recipients = 0, bytes = 0;
+      auto count = [&](std::uint64_t versions, std::uint64_t readers, std::size_t size_bytes) {
+        if (strategy == BroadcastStrategy::nobcast || readers < 2) return;
+        broadcasts += versions;
+        recipients += versions * readers;
+        bytes += versions * readers * size_bytes;
+      };
+      count(1, shared_recipients, shared.size() * sizeof(double));
+      count(1, made_recipients, made.size() * sizeof(double));
+      count(sum_count, sum_recipients, sizeof(double));
+      EXPECT_EQ(stats.broadcasts, broadcasts) << what;
+      EXPECT_EQ(stats.broadcast_recipients, recipients) << what;
+      EXPECT_EQ(stats.broadcast_bytes, bytes) << what;
     }
   }
 }

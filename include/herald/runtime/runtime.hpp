@@ -47,6 +47,7 @@
 namespace herald::runtime {
 namespace detail {
 class HeadState;
+class ReplicatedState;
 }
 
 // A data handle: a small value naming a buffer the head registered. Valid on the Head that made it.
@@ -59,6 +60,7 @@ class Data {
 
  private:
   friend class detail::HeadState;
+  friend class detail::ReplicatedState;
   Data(std::uint64_t owner, std::uint32_t index, std::size_t bytes) : owner_(owner), index_(index), bytes_(bytes) {}
   std::uint64_t owner_ = 0;
   std::uint32_t index_ = 0;
@@ -147,6 +149,29 @@ using Kernel = std::function<void(TaskContext&)>;
 // Seconds a task of this kernel takes, from the sizes of its accesses in order (for the scheduler).
 using KernelCost = std::function<double(std::span<const std::size_t> access_bytes)>;
 
+// Who runs the program's submission (docs/runtime.md, "Two modes of control").
+enum class Control {
+  head,        // rank 0 runs it, schedules each wait()'s graph and dispatches it to the other ranks, as
+               // OpenMP Cluster's head node does
+  replicated,  // every rank runs it, knows the whole graph and the mapping, and does only its own part, as
+               // StarPU-MPI does: no process stands between a task and its data
+};
+// "head", "replicated"; throws herald::Error naming the choices for anything else.
+Control control_from_string(std::string_view text);
+const char* to_string(Control control) noexcept;
+
+// A task as submitted, for a mapping function.
+struct TaskInfo {
+  std::uint64_t task = 0;                 // the number submit() returns for it
+  std::string_view kernel;
+  std::span<const Use> uses;
+  int priority = 0;
+  int workers = 1;                        // the workers there are
+};
+// The 0-based worker that runs a task (Scheduler::mapped, for tasks that name none). In replicated control
+// every rank calls it for every task, so it must give the same answer everywhere.
+using Mapping = std::function<int(const TaskInfo&)>;
+
 struct Options {
   // Threads per worker that run kernels; 0: none, kernels run on the communication thread between
   // polls; negative: HERALD_RUNTIME_THREADS, else Runtime::default_threads() (1, or 0 in a process
@@ -154,11 +179,18 @@ struct Options {
   // (SimGrid's SMPI), kernels run on the communication thread whatever this says, and this many modelled
   // kernels (TaskContext::occupy) overlap in simulated time.
   int threads = -1;
-  // unset: HERALD_RUNTIME_SCHEDULER (heft, round_robin, mapped), else heft.
+  // unset: HERALD_RUNTIME_CONTROL (head, replicated), else head.
+  std::optional<Control> control{};
+  // unset: HERALD_RUNTIME_SCHEDULER (heft, round_robin, mapped, owner), else heft. In replicated control,
+  // heft schedules from the kernels' cost models alone (what a process measures differs between processes).
   std::optional<Scheduler> scheduler{};
-  // A worker silent this long while it has work is reported lost; 0: HERALD_RUNTIME_TIMEOUT, else 60 s.
+  // Scheduler::mapped: the worker of a task whose TaskOptions::worker is unset.
+  Mapping mapping{};
+  // A worker silent this long while it has work is reported lost; 0: HERALD_RUNTIME_TIMEOUT, else 60 s. In
+  // replicated control: a process its neighbour has not heard from this long while both are in wait().
   double worker_timeout = 0;
-  // How often an idle or busy worker tells the head it is alive; 0: a tenth of the timeout, at most 1 s.
+  // How often an idle or busy worker tells the head it is alive (replicated: tells the next rank, while in
+  // wait()); 0: a tenth of the timeout, at most 1 s.
   double heartbeat = 0;
   // The longest a polling loop (a worker's, or the head's in wait()) sleeps when it has found nothing to do
   // for a while, in seconds: spinning without end takes a core from the kernels; sleeping delays noticing
@@ -170,8 +202,8 @@ struct Options {
   // How a version read on several workers that lack it gets there; unset: HERALD_RT_BCAST, else nobcast.
   std::optional<BroadcastStrategy> broadcast{};
   // true: a broadcast's recipients run no task reading it until every recipient has it (as OpenMP
-  // Cluster paused for a broadcast); false: a task starts once its own inputs are here. Unset:
-  // HERALD_RT_BCAST_SYNC (0 or 1), else false.
+  // Cluster paused for a broadcast; head control only); false: a task starts once its own inputs are
+  // here. Unset: HERALD_RT_BCAST_SYNC (0 or 1), else false.
   std::optional<bool> broadcast_sync{};
   // A directory to write a trace of the run into (docs/tracing.md): tasks, transfers, broadcasts and the
   // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
@@ -193,7 +225,9 @@ struct Statistics {
 
 struct TaskOptions {
   int priority = 0;  // higher runs first among a worker's ready tasks
-  int worker = -1;   // for Scheduler::mapped: 0-based worker (rank - 1; with one rank, 0)
+  // For Scheduler::mapped: the 0-based worker (head control: rank - 1, with one rank 0; replicated: the
+  // rank); unset (-1): Options::mapping decides.
+  int worker = -1;
 };
 
 class Head;
@@ -210,8 +244,9 @@ class Runtime {
   // run(). A task naming a kernel some worker lacks is refused at submit.
   void kernel(std::string name, Kernel kernel, KernelCost cost = {});
 
-  // Collective. Rank 0 runs `program` with the head; every other rank serves as a worker until it returns
-  // (or throws: the exception is rethrown on rank 0 once the workers have been released). A worker that
+  // Collective. Head control: rank 0 runs `program` with the head; every other rank serves as a worker
+  // until it returns (or throws: the exception is rethrown on rank 0 once the workers have been released).
+  // Replicated control: every rank runs `program`, which must submit the same work on every rank. A worker that
   // fails outside its kernels reports it to the head, whose wait() raises it; one that cannot (its start,
   // its shutdown, MPI broken) aborts the program with the reason on stderr.
   void run(const std::function<void(Head&)>& program);
@@ -219,6 +254,7 @@ class Runtime {
   int rank() const noexcept;
   int size() const noexcept;
   bool is_head() const noexcept { return rank() == 0; }
+  Control control() const noexcept;
   // Kernel threads per worker as resolved from Options and MPI's thread level (0: the polling thread).
   int threads() const noexcept;
   // The kernel threads a worker gets when neither Options nor HERALD_RUNTIME_THREADS says: 1, or 0 where
@@ -235,18 +271,24 @@ class Runtime {
   std::unique_ptr<State> state_;
 };
 
+// The program's side of the runtime. Head control: rank 0's; replicated control: every rank has one, and
+// every call is made on every rank in the same order with the same handles (wait() checks it).
 class Head {
  public:
-  // Registers a buffer of the head process. Nothing moves yet.
-  Data data(std::span<std::byte> bytes, std::string name);
+  // Registers a buffer. Nothing moves yet. `owner`, a 0-based worker (-1: worker 0), runs the tasks that
+  // write it under Scheduler::owner; in replicated control its buffer is the one enter() takes the value
+  // from.
+  Data data(std::span<std::byte> bytes, std::string name, int owner = -1);
   template <class T>
-  Data data(std::span<T> values, std::string name) {
+  Data data(std::span<T> values, std::string name, int owner = -1) {
     static_assert(std::is_trivially_copyable_v<T>);
-    return data(std::as_writable_bytes(values), std::move(name));
+    return data(std::as_writable_bytes(values), std::move(name), owner);
   }
-  // The buffer's current contents become the data's value; workers get it when a task needs it.
+  // The buffer's current contents become the data's value; workers get it when a task needs it. Replicated
+  // control: the owner's buffer.
   void enter(Data d);
-  // The data's current value is written back into the head's buffer by the next wait().
+  // The data's current value is written back into the program's buffer by the next wait(). Replicated
+  // control: into every rank's buffer (each rank's program reads its own).
   void read(Data d);
   // read(), and afterwards every replica on the workers is freed.
   void exit(Data d);

@@ -53,9 +53,12 @@ struct TaskSchedule {
   double makespan = 0;
 };
 
-enum class Scheduler { heft, round_robin, mapped };
+// heft: HEFT on the cost model; round_robin: the i-th task of a wait() on worker i mod workers; mapped: the
+// worker the program names (TaskOptions::worker, else Options::mapping); owner: owner computes, each task on
+// the worker that owns the first datum it writes (Head::data's owner), else the first it reads.
+enum class Scheduler { heft, round_robin, mapped, owner };
 
-// "heft", "round_robin", "mapped"; throws herald::Error naming the choices for anything else.
+// "heft", "round_robin", "mapped", "owner"; throws herald::Error naming the choices for anything else.
 Scheduler scheduler_from_string(std::string_view name);
 const char* to_string(Scheduler scheduler) noexcept;
 
@@ -78,7 +81,12 @@ TaskSchedule mapped(const Workload& workload, const Link& link, std::span<const 
 // workers that one worker, or a plain round-robin, would finish sooner (see docs/runtime.md).
 TaskSchedule guarded_heft(const Workload& workload, const Link& link);
 
-// One of the above by name (Scheduler::heft is guarded_heft); `worker_of` only for Scheduler::mapped.
+// The owner of tile (row, column) of a matrix dealt block-cyclically over a p x q grid of workers, numbered
+// row by row (ScaLAPACK's 2D block-cyclic distribution): worker (row mod p) * q + (column mod q).
+std::size_t block_cyclic(std::size_t row, std::size_t column, std::size_t p, std::size_t q);
+
+// One of the above by name (Scheduler::heft is guarded_heft); `worker_of` only for Scheduler::mapped and
+// Scheduler::owner (which the head resolves to a mapping).
 TaskSchedule schedule(Scheduler scheduler, const Workload& workload, const Link& link,
                       std::span<const std::size_t> worker_of = {});
 

@@ -1,0 +1,35 @@
+// What the program's Head calls: the runtime's control, centralised on rank 0 (HeadState) or replicated
+// on every rank (ReplicatedState). Both record the same graph with the same rules; they differ in who
+// plans it and how a process learns its part.
+#pragma once
+
+#include <herald/runtime/runtime.hpp>
+
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace herald::runtime::detail {
+
+class Coordinator {
+ public:
+  virtual ~Coordinator() = default;
+  virtual Data data(std::span<std::byte> bytes, std::string name, int owner) = 0;
+  virtual void enter(Data d) = 0;
+  virtual void read(Data d, bool exit) = 0;
+  virtual std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                               TaskOptions options) = 0;
+  virtual void wait() = 0;
+  virtual int workers() const noexcept = 0;
+  virtual Statistics statistics() const = 0;
+  // A process was lost: the others cannot be released cleanly.
+  virtual bool lost_worker() const noexcept = 0;
+  // Neither a failure nor a lost process so far.
+  virtual bool usable() const noexcept = 0;
+  // A failure reported (a kernel, or a process outside its kernels) that no wait() has raised yet.
+  virtual std::exception_ptr failure() const = 0;
+};
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,34 @@
+#include "kernels.hpp"
+
+#include <herald/error.hpp>
+
+namespace herald::runtime::detail {
+
+KernelTable::KernelTable(const std::vector<std::vector<std::string>>& names, const std::vector<KernelEntry>& local,
+                         int first_worker)
+    : first_worker_(first_worker) {
+  for (std::size_t r = 0; r < names.size(); ++r)
+    for (std::uint32_t k = 0; k < names[r].size(); ++k) {
+      auto [it, added] = ids_.emplace(names[r][k], static_cast<std::uint32_t>(kernels_.size()));
+      if (added) kernels_.push_back({names[r][k], std::vector<std::uint32_t>(names.size(), missing)});
+      kernels_[it->second].index[r] = k;
+    }
+  const int ranks = static_cast<int>(names.size());
+  for (Info& k : kernels_) {
+    for (int r = first_worker; r < ranks && k.missing_on < 0; ++r)
+      if (k.index[static_cast<std::size_t>(r)] == missing) k.missing_on = r;
+    for (const KernelEntry& e : local)
+      if (e.name == k.name && e.cost) k.cost = &e.cost;
+  }
+}
+
+std::uint32_t KernelTable::id(std::string_view name, std::uint64_t task) const {
+  const auto it = ids_.find(name);
+  const int missing_on = it == ids_.end() ? first_worker_ : kernels_[it->second].missing_on;
+  if (missing_on >= 0)
+    throw Error(Errc::invalid_argument, "task " + std::to_string(task) + " (kernel '" + std::string(name) +
+                                            "'): not registered on rank " + std::to_string(missing_on));
+  return it->second;
+}
+
+}  // namespace herald::runtime::detail

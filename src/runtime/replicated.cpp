@@ -1,0 +1,510 @@
+#include "replicated.hpp"
+
+#include "idle.hpp"
+#include "mapping.hpp"
+
+#include <herald/tracing.hpp>
+
+#include "../core/mpi/check.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <numeric>
+#include <unordered_set>
+
+namespace herald::runtime::detail {
+namespace {
+
+// As the head prices a task with neither a cost model nor (here, never) a measured history.
+constexpr double unknown_task_seconds = 1.0e-5;
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// dyn tags of broadcasts, as the worker makes them, are the ids; nothing else is needed here.
+}  // namespace
+
+ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
+                                 const std::vector<std::vector<std::string>>& kernel_names,
+                                 ReplicatedSettings settings, std::uint64_t id)
+    : channel_(channel), local_(local), kernels_(kernel_names, kernels, 0), settings_(std::move(settings)), id_(id),
+      rank_(channel.rank()), size_(channel.size()), read_kernel_(kernels_.id(settings_.read_kernel, 0)) {
+  stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
+  channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
+  channel_.on(lost_handler, [this](const auto& a) { on_lost(a); });
+  channel_.on(heartbeat_handler, [this](const auto&) {
+    channel_.receive_payload({}, [] {});
+    heard_ = std::chrono::steady_clock::now();
+  });
+}
+
+void ReplicatedState::check_usable() const {
+  if (lost_) throw Error(Errc::worker_lost, "the runtime lost a process earlier; it cannot run more tasks");
+  if (broken_) throw Error(Errc::task_failed, "the runtime stopped after an earlier failure");
+}
+
+ReplicatedState::Handle& ReplicatedState::handle(const Data& d, const char* what) {
+  if (d.owner_ != id_ || d.index_ >= handles_.size())
+    throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
+  return handles_[d.index_];
+}
+
+std::string ReplicatedState::task_name(std::uint64_t id, std::string_view kernel) const {
+  return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
+}
+
+void ReplicatedState::mix(std::uint64_t value) noexcept {
+  // FNV-1a over 64-bit words: cheap, and any difference in what was submitted changes it.
+  fingerprint_ = (fingerprint_ ^ value) * 0x100000001b3ULL;
+}
+
+Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int owner) {
+  check_usable();
+  if (bytes.data() == nullptr && !bytes.empty())
+    throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
+  if (owner < -1 || owner >= size_)
+    throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(owner) + " is not a worker (0.." +
+                                            std::to_string(size_ - 1) + ", or -1)");
+  const auto index = static_cast<std::uint32_t>(handles_.size());
+  Handle h;
+  h.buffer = bytes;
+  h.name = std::move(name);
+  h.bytes = bytes.size();
+  h.owner = std::max(owner, 0);
+  handles_.push_back(std::move(h));
+  owners_.push_back(static_cast<std::size_t>(handles_.back().owner));
+  mix(0xda7a);
+  mix(bytes.size());
+  mix(static_cast<std::uint64_t>(owner + 1));
+  return Data(id_, index, bytes.size());
+}
+
+ReplicatedState::Handle& ReplicatedState::touch(std::uint32_t index) {
+  Handle& h = handles_[index];
+  if (h.batch != batch_) {
+    h.batch = batch_;
+    h.readers = 0;
+    h.reads_here = 0;
+    h.recipients.clear();
+    h.priorities.clear();
+    touched_.push_back(index);
+  }
+  return h;
+}
+
+void ReplicatedState::enter(Data d) {
+  check_usable();
+  Handle& h = handle(d, "enter");
+  mix(0xe7e7);
+  mix(d.index_);
+  h.valued = true;
+  const std::uint64_t id = next_id_++;
+  if (settings_.scheduler == Scheduler::heft) return deferred_.push_back({Deferred::enter, id, 0, {{d.index_, Mode::out}}, {}, {}});
+  apply_enter(d.index_, id);
+}
+
+void ReplicatedState::apply_enter(std::uint32_t index, std::uint64_t id) {
+  Handle& h = touch(index);
+  settle(index, true);
+  ++h.version;
+  h.origin = h.owner;
+  h.holders.assign(1, h.owner);
+  h.made_by = id;
+  if (h.owner == rank_) local_.store().put({index, h.version}, Replica::borrowed(h.buffer));
+}
+
+void ReplicatedState::read(Data d, bool exit) {
+  check_usable();
+  Handle& h = handle(d, exit ? "exit" : "read");
+  if (!h.valued)
+    throw Error(Errc::invalid_argument, std::string(exit ? "exit" : "read") + " of '" + h.name + "', which has no value yet");
+  mix(exit ? 0xe1e1 : 0x4ead);
+  mix(d.index_);
+  const std::uint64_t id = next_id_++;
+  if (settings_.scheduler == Scheduler::heft)
+    return deferred_.push_back({exit ? Deferred::exit : Deferred::read, id, 0, {{d.index_, Mode::in}}, {}, {}});
+  apply_read(d.index_, exit, id);
+}
+
+void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t id) {
+  // One task per rank, each copying the version into that rank's own buffer; where the rank holds the very
+  // buffer (the owner, its entered value) the copy is skipped.
+  Handle& h = handles_[index];
+  const Access access[] = {{index, Mode::in}};
+  for (int r = 0; r < size_; ++r) {
+    Arguments where;
+    if (r == rank_) {
+      where = arguments(reinterpret_cast<std::uintptr_t>(h.buffer.data()));
+      ++copies_;
+    }
+    place(id, read_kernel_, access, std::move(where), 0, r, 0);
+  }
+  h.exit = h.exit || exit;
+}
+
+std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                                      TaskOptions options) {
+  check_usable();
+  const std::uint64_t id = next_id_;
+  const std::uint32_t k = kernels_.id(kernel, id);
+  // Every check before anything is recorded, as the head does: a refused task leaves no trace.
+  scratch_.clear();
+  for (const Use& u : uses) {
+    // A handle of another runtime gets an index past this one's handles, refused below.
+    const bool ours = u.data.owner_ == id_;
+    scratch_.push_back({ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size()), u.mode});
+  }
+  check_accesses(
+      scratch_, handles_.size(), [&](std::uint32_t h) -> const std::string& { return handles_[h].name; },
+      [&](std::uint32_t h) { return handles_[h].valued; }, [&] { return task_name(id, kernel); });
+  const TaskInfo info{id, kernel, uses, options.priority, size_};
+  std::optional<std::size_t> worker = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_);
+  if (settings_.scheduler == Scheduler::round_robin) worker = batch_tasks_ % static_cast<std::uint64_t>(size_);
+  ++next_id_;
+  ++batch_tasks_;
+  mix(k);
+  for (const Access& a : scratch_) {
+    mix((std::uint64_t{a.handle} << 2) | static_cast<std::uint64_t>(a.mode));
+    if (writes(a.mode)) handles_[a.handle].valued = true;
+  }
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(options.priority)) << 32 | (worker ? *worker : 0xffffffffU));
+  if (!worker) {
+    deferred_.push_back({Deferred::task, id, k, scratch_, std::move(arguments), options});
+    return id;
+  }
+  place(id, k, scratch_, std::move(arguments), options.priority, static_cast<int>(*worker), 0);
+  return id;
+}
+
+void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses,
+                            Arguments arguments, int priority, int rank, double start) {
+  const bool mine = rank == rank_;
+  TaskOrder* order = nullptr;
+  if (mine) {
+    orders_.push_back({id, kernels_.index_on(kernel, rank_), priority, {}, std::move(arguments)});
+    order = &orders_.back();
+    order->accesses.reserve(accesses.size());
+    starts_.push_back(start);
+  }
+  for (const Access& a : accesses) {
+    Handle& h = touch(a.handle);
+    TaskAccess t;
+    t.mode = a.mode;
+    t.bytes = h.bytes;
+    t.read.handle = a.handle;
+    if (reads(a.mode)) {
+      t.read.version = h.version;
+      ++h.readers;
+      const bool held = contains(h.holders, rank);
+      if (!held) {
+        h.holders.push_back(rank);
+        h.recipients.push_back(rank);
+        h.priorities.push_back(priority);
+      } else if (const auto r = std::find(h.recipients.begin(), h.recipients.end(), rank); r != h.recipients.end()) {
+        int& p = h.priorities[static_cast<std::size_t>(r - h.recipients.begin())];
+        p = std::max(p, priority);
+      }
+      if (mine) {
+        ++h.reads_here;
+        t.source = held ? rank_ : h.origin;
+        t.in_place = a.mode == Mode::inout && h.readers == 1;
+      }
+    }
+    if (writes(a.mode)) {
+      settle(a.handle, true);
+      ++h.version;
+      h.origin = rank;
+      h.holders.assign(1, rank);
+      h.made_by = id;
+      t.written = h.version;
+    }
+    if (mine) order->accesses.push_back(t);
+  }
+}
+
+void ReplicatedState::settle(std::uint32_t index, bool superseded) {
+  Handle& h = handles_[index];
+  if (h.version == 0) return;
+  const Key key{index, h.version};
+  const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && h.recipients.size() >= 2;
+  if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});
+  if (superseded && contains(h.holders, rank_)) {
+    // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
+    // broadcast, or one fetch per recipient). The replica goes once they are done.
+    const auto sends = h.origin != rank_ ? 0U : broadcast ? 1U : static_cast<std::uint32_t>(h.recipients.size());
+    budgets_.push_back({key, h.reads_here + sends});
+  }
+  h.recipients.clear();
+  h.priorities.clear();
+  h.readers = 0;
+  h.reads_here = 0;
+}
+
+double ReplicatedState::estimate(const Deferred& task) const {
+  if (const KernelCost* cost = kernels_.cost(task.kernel)) {
+    std::vector<std::size_t> sizes;
+    for (const Access& a : task.accesses) sizes.push_back(handles_[a.handle].bytes);
+    return std::max(0.0, (*cost)(sizes));
+  }
+  return unknown_task_seconds;
+}
+
+void ReplicatedState::schedule_deferred() {
+  // The graph since the last wait, as the head builds it: tasks in submission order, read-after-write edges
+  // (enter and read are not tasks to place; they keep their place in the order).
+  Workload workload;
+  workload.workers = static_cast<std::size_t>(size_);
+  std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
+  std::vector<std::optional<std::size_t>> writer(handles_.size());
+  for (std::size_t i = 0; i < deferred_.size(); ++i) {
+    const Deferred& d = deferred_[i];
+    if (d.kind != Deferred::task) {
+      if (d.kind == Deferred::enter) writer[d.accesses[0].handle].reset();
+      continue;
+    }
+    task_of[i] = workload.compute.size();
+    workload.compute.emplace_back(workload.workers, estimate(d));
+    for (const Access& a : d.accesses) {
+      if (reads(a.mode) && writer[a.handle]) workload.edges.push_back({*writer[a.handle], task_of[i], handles_[a.handle].bytes});
+      if (writes(a.mode)) writer[a.handle] = task_of[i];
+    }
+  }
+  const TaskSchedule plan = schedule(Scheduler::heft, workload, settings_.link);
+  stats_.makespan_predicted = plan.makespan;
+  // Versions follow submission order whatever the schedule; this rank's tasks then start in planned order.
+  for (std::size_t i = 0; i < deferred_.size(); ++i) {
+    Deferred& d = deferred_[i];
+    if (d.kind == Deferred::enter) {
+      apply_enter(d.accesses[0].handle, d.id);
+    } else if (d.kind != Deferred::task) {
+      apply_read(d.accesses[0].handle, d.kind == Deferred::exit, d.id);
+    } else {
+      const Slot& slot = plan.tasks[task_of[i]];
+      place(d.id, d.kernel, d.accesses, std::move(d.arguments), d.options.priority, static_cast<int>(slot.worker), slot.start);
+    }
+  }
+  deferred_.clear();
+  std::vector<std::size_t> by_start(orders_.size());
+  std::iota(by_start.begin(), by_start.end(), std::size_t{0});
+  std::stable_sort(by_start.begin(), by_start.end(), [&](std::size_t a, std::size_t b) { return starts_[a] < starts_[b]; });
+  std::vector<TaskOrder> sorted;
+  sorted.reserve(orders_.size());
+  for (std::size_t i : by_start) sorted.push_back(std::move(orders_[i]));
+  orders_ = std::move(sorted);
+}
+
+BroadcastStrategy ReplicatedState::strategy_for(const BroadcastOrder& b) const {
+  if (settings_.broadcast != BroadcastStrategy::automatic) return settings_.broadcast;
+  const dyn::Shape shape = settings_.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
+  return shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
+}
+
+std::vector<BroadcastOrder> ReplicatedState::plan_broadcasts() {
+  // Every rank found the same broadcasts; numbered in the order their versions were made (a topological
+  // order), each rank keeps those it takes part in.
+  std::stable_sort(found_.begin(), found_.end(), [](const Found& a, const Found& b) { return a.made_by < b.made_by; });
+  std::vector<BroadcastOrder> mine;
+  for (Found& f : found_) {
+    BroadcastOrder b;
+    b.id = ++broadcasts_made_;
+    b.key = f.key;
+    b.bytes = handles_[f.key.handle].bytes;
+    b.root = f.root;
+    std::vector<std::size_t> by_urgency(f.recipients.size());
+    std::iota(by_urgency.begin(), by_urgency.end(), std::size_t{0});
+    std::stable_sort(by_urgency.begin(), by_urgency.end(),
+                     [&](std::size_t x, std::size_t y) { return f.priorities[x] > f.priorities[y]; });
+    for (std::size_t i : by_urgency) {
+      b.recipients.push_back(f.recipients[i]);
+      b.priorities.push_back(f.priorities[i]);
+    }
+    ++stats_.broadcasts;
+    stats_.broadcast_recipients += b.recipients.size();
+    stats_.broadcast_bytes += b.bytes * b.recipients.size();
+    if (b.root != rank_ && !contains(f.recipients, rank_)) continue;
+    b.strategy = strategy_for(b);
+    if (settings_.log)
+      std::fprintf(stderr, "herald runtime: rank %d: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s\n",
+                   rank_, static_cast<unsigned long long>(b.id), handles_[b.key.handle].name.c_str(), b.key.version,
+                   static_cast<unsigned long long>(b.bytes), b.root, b.recipients.size(), to_string(b.strategy).c_str());
+    mine.push_back(std::move(b));
+  }
+  found_.clear();
+  return mine;
+}
+
+template <class Done>
+void ReplicatedState::serve_until(Done done) {
+  Idle idle(settings_.idle_sleep, [this](std::chrono::nanoseconds d) { local_.wait(d); });
+  const int next = (rank_ + 1) % size_;
+  while (!done()) {
+    bool any = false;
+    try {
+      any = channel_.progress();
+      any |= local_.poll();
+    } catch (...) {
+      local_.fail("the worker loop failed: " + describe(std::current_exception()));
+      any = true;
+    }
+    if (lost_) throw *failure_;
+    if (size_ > 1 && since(told_) >= settings_.heartbeat) {
+      channel_.post(next, heartbeat_handler, {}, {}, 0, {});
+      told_ = std::chrono::steady_clock::now();
+    }
+    if (size_ > 1 && since(heard_) > settings_.timeout) {
+      const int before = (rank_ + size_ - 1) % size_;
+      lose("rank " + std::to_string(before) + " has sent nothing for " + std::to_string(static_cast<int>(since(heard_))) +
+           " s while rank " + std::to_string(rank_) + " waited in wait(): it is dead or stuck");
+    }
+    if (any)
+      idle.busy();
+    else
+      idle.idle();
+  }
+}
+
+bool ReplicatedState::agree(Sync kind, std::uint64_t value) {
+  // MAX over (x, ~x) gives every rank the largest and the smallest x: all equal exactly when both are its own.
+  const auto k = static_cast<std::uint64_t>(kind);
+  std::array<std::uint64_t, 4> mine{k, ~k, value, ~value}, all{};
+  MPI_Request request;
+  HERALD_MPI(MPI_Iallreduce(mine.data(), all.data(), 4, MPI_UINT64_T, MPI_MAX, channel_.comm(), &request));
+  int finished = 0;
+  serve_until([&] {
+    HERALD_MPI(MPI_Test(&request, &finished, MPI_STATUS_IGNORE));
+    return finished != 0;
+  });
+  return all == mine;
+}
+
+void ReplicatedState::lose(const std::string& why) {
+  lost_ = true;
+  if (!failure_ || failure_->code() != Errc::worker_lost) failure_.emplace(Errc::worker_lost, why);
+  Encoder e;
+  e.put_string(why);
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) channel_.post(r, lost_handler, e.bytes(), {}, 0, {});
+  channel_.flush();
+  throw *failure_;
+}
+
+void ReplicatedState::on_lost(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  Decoder d(a.body);
+  lost_ = true;
+  failure_.emplace(Errc::worker_lost, "rank " + std::to_string(a.source) + " reports: " + d.get_string());
+}
+
+void ReplicatedState::failed_here(std::uint64_t task, std::string_view kernel, const std::string& what) {
+  // The worker's report: every rank is told, so that no wait() waits for what this task would have made.
+  const std::string message = task == no_task ? "rank " + std::to_string(rank_) + ": " + what
+                                              : task_name(task, kernel) + " failed on rank " + std::to_string(rank_) +
+                                                    ": " + what;
+  Encoder e;
+  e.put_string(message);
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) channel_.post(r, failure_handler, e.bytes(), {}, 0, {});
+  channel_.flush();
+  failed_somewhere_ = true;
+  if (!failure_) failure_.emplace(Errc::task_failed, message);
+}
+
+void ReplicatedState::on_failure(const dyn::Channel::Arrival& a) {
+  channel_.receive_payload({}, [] {});
+  Decoder d(a.body);
+  std::string message = d.get_string();
+  failed_somewhere_ = true;
+  if (!failure_) failure_.emplace(Errc::task_failed, std::move(message));
+}
+
+void ReplicatedState::wait() {
+  check_usable();
+  try {
+    const auto started = std::chrono::steady_clock::now();
+    trace::Recorder* recorder = trace::recorder();
+    const double trace_started = recorder ? recorder->now() : 0;
+    const std::size_t tasks = batch_tasks_;
+    if (!deferred_.empty()) schedule_deferred();
+    for (std::uint32_t index : touched_) settle(index, false);
+    heard_ = told_ = std::chrono::steady_clock::now();
+    // Before any byte moves: the same work on every rank, or none of it runs.
+    if (!agree(Sync::wait_start, fingerprint_))
+      throw Error(Errc::invalid_argument,
+                  "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
+                  "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
+    std::vector<BroadcastOrder> broadcasts = plan_broadcasts();
+    std::unordered_set<Key, KeyHash> received;
+    for (const BroadcastOrder& b : broadcasts)
+      if (b.root != rank_) received.insert(b.key);
+    for (TaskOrder& order : orders_)
+      for (TaskAccess& a : order.accesses)
+        if (reads(a.mode) && a.source != rank_ && received.contains(a.read)) a.source = by_broadcast;
+    stats_.schedule_seconds += since(started);
+    if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
+    for (TaskOrder& order : orders_) local_.add_task(std::move(order));
+    for (const auto& [key, uses] : budgets_) local_.set_budget(key, uses);
+    for (const BroadcastOrder& b : broadcasts) local_.broadcast(b);
+    orders_.clear();
+    starts_.clear();
+    budgets_.clear();
+    touched_.clear();
+    fingerprint_ = 0;
+    batch_tasks_ = 0;
+    ++batch_;
+
+    serve_until([&] { return local_.unfinished() == 0 || failed_somewhere_; });
+    // Once every rank is here, every task ran and every transfer landed. The sums make the statistics.
+    if (!agree(Sync::wait_end, 0))
+      throw Error(Errc::invalid_argument, "replicated control: some rank left run() while this one was in wait()");
+    std::vector<std::uint64_t> mine(4 + static_cast<std::size_t>(size_), 0), all(mine.size(), 0);
+    mine[0] = failed_somewhere_ ? 1 : 0;
+    mine[1] = local_.completed() - copies_;  // the program's tasks, not read()'s copies
+    mine[2] = local_.fetches();
+    mine[3] = local_.bytes_fetched();
+    mine[4 + static_cast<std::size_t>(rank_)] = local_.store().peak_bytes();
+    MPI_Request request;
+    HERALD_MPI(MPI_Iallreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM,
+                              channel_.comm(), &request));
+    int finished = 0;
+    serve_until([&] {
+      HERALD_MPI(MPI_Test(&request, &finished, MPI_STATUS_IGNORE));
+      return finished != 0;
+    });
+    stats_.tasks = all[1];
+    stats_.fetches = all[2];
+    stats_.bytes_moved = all[3];
+    for (std::size_t r = 0; r < static_cast<std::size_t>(size_); ++r) stats_.peak_bytes[r] = all[4 + r];
+    if (all[0] > 0) {
+      // The report that some rank failed may still be on its way here.
+      serve_until([&] { return failure_.has_value(); });
+      throw *failure_;
+    }
+    // exit(): the owner's buffer is the value again; every other replica of it goes.
+    for (std::uint32_t index = 0; index < handles_.size(); ++index) {
+      Handle& h = handles_[index];
+      if (!h.exit) continue;
+      h.exit = false;
+      const Key key{index, h.version};
+      local_.store().release(key);
+      if (h.owner == rank_) local_.store().put(key, Replica::borrowed(h.buffer));
+      h.origin = h.owner;
+      h.holders.assign(1, h.owner);
+    }
+  } catch (...) {
+    broken_ = true;
+    throw;
+  }
+}
+
+void ReplicatedState::leave() {
+  // Until every rank leaves: a rank still in wait() sees this one's kind differ, raises, and leaves too.
+  heard_ = told_ = std::chrono::steady_clock::now();
+  while (!agree(Sync::leave, 0)) {
+  }
+}
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,163 @@
+// Replicated control: every rank runs the program's submission, as StarPU-MPI runs its sequential task
+// flow on every node. Every rank sees every task and every use, in the same order, and keeps for each
+// datum its latest version, where that version is and who reads it; from that each rank knows, with no
+// message, which tasks it runs, where their inputs come from, who will fetch from it, which versions are
+// broadcasts and when its replicas can go. A task that concerns a rank costs it a task order for its
+// worker; one that does not costs a few updates of the datum's record (docs/runtime.md).
+//
+// wait() first checks that every rank submitted the same work (one reduction of a fingerprint), hands the
+// worker this rank's part, serves and runs until that part is done, and ends once every rank is done (a
+// second reduction, which also sums the statistics). A failure anywhere is told to every rank and raised by
+// every wait(); a rank whose neighbour falls silent reports it lost, as the head does without a heartbeat.
+#pragma once
+
+#include "coordinator.hpp"
+#include "kernels.hpp"
+#include "message.hpp"
+#include "worker.hpp"
+
+#include <herald/error.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace herald::runtime::detail {
+
+struct ReplicatedSettings {
+  Scheduler scheduler = Scheduler::heft;
+  Link link{};
+  Mapping mapping{};
+  double timeout = 60;     // a neighbour silent this long is lost
+  double heartbeat = 1;    // seconds between "alive" messages to the next rank, while in wait()
+  BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
+  bool log = false;
+  double idle_sleep = 50e-6;
+  dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
+  std::string read_kernel;            // the internal kernel that copies a version into a program's buffer
+};
+
+class ReplicatedState final : public Coordinator {
+ public:
+  ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
+                  const std::vector<std::vector<std::string>>& kernel_names, ReplicatedSettings settings, std::uint64_t id);
+
+  Data data(std::span<std::byte> bytes, std::string name, int owner) override;
+  void enter(Data d) override;
+  void read(Data d, bool exit) override;
+  std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                       TaskOptions options) override;
+  void wait() override;
+  int workers() const noexcept override { return size_; }
+  Statistics statistics() const override { return stats_; }
+  bool lost_worker() const noexcept override { return lost_; }
+  bool usable() const noexcept override { return !broken_ && !lost_; }
+  std::exception_ptr failure() const override { return nullptr; }  // every failure is raised by a wait()
+
+  // At the end of run(): returns once every rank has left the program. A rank still in wait() is told that
+  // this one left, and raises it.
+  void leave();
+  // This rank's worker failed (a task, or itself with no_task): every rank is told, and every wait() raises.
+  void failed_here(std::uint64_t task, std::string_view kernel, const std::string& what);
+
+ private:
+  // A datum, as every rank sees it.
+  struct Handle {
+    std::span<std::byte> buffer;  // this rank's
+    std::string name;
+    std::size_t bytes = 0;
+    int owner = 0;                // its rank
+    std::uint32_t version = 0;    // the latest; 0: no value yet
+    int origin = -1;              // the rank that made the latest version
+    std::vector<int> holders;     // ranks holding it or about to (origin first)
+    std::uint64_t made_by = 0;    // the number of the task (or enter) that made it
+    bool valued = false;          // entered or written by a task submitted so far (heft places them later)
+    // This batch (since the last wait()), reset when first touched in the next.
+    std::uint64_t batch = 0;
+    std::uint32_t readers = 0;       // tasks reading the latest version, on any rank
+    std::uint32_t reads_here = 0;    // of which on this rank
+    std::vector<int> recipients;     // ranks that lacked it and read it, in the order of their first read
+    std::vector<int> priorities;     // per recipient, its most urgent reader's priority
+    bool exit = false;               // exit() asked: the owner's buffer becomes the value again
+  };
+  // What the program asked, kept until wait() where the scheduler needs the whole graph (heft).
+  struct Deferred {
+    enum Kind { task, enter, read, exit } kind;
+    std::uint64_t id;
+    std::uint32_t kernel;
+    std::vector<Access> accesses;
+    Arguments arguments;
+    TaskOptions options;
+  };
+  struct Found {
+    Key key;
+    int root;
+    std::vector<int> recipients;
+    std::vector<int> priorities;
+    std::uint64_t made_by;
+  };
+  enum class Sync : std::uint64_t { wait_start = 1, wait_end = 2, leave = 3 };
+
+  void check_usable() const;
+  Handle& handle(const Data& d, const char* what);
+  std::string task_name(std::uint64_t id, std::string_view kernel) const;
+  void mix(std::uint64_t value) noexcept;
+  void apply_enter(std::uint32_t index, std::uint64_t id);
+  void apply_read(std::uint32_t index, bool exit, std::uint64_t id);
+  Handle& touch(std::uint32_t index);
+  // Resolves one task (submission order) run by `rank`: every rank's records; this rank's order if its own.
+  void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
+             int priority, int rank, double start);
+  // The latest version of `index` has had all its reads of this batch (superseded: and all it will have).
+  void settle(std::uint32_t index, bool superseded);
+  void schedule_deferred();
+  std::vector<BroadcastOrder> plan_broadcasts();
+  BroadcastStrategy strategy_for(const BroadcastOrder& b) const;
+  double estimate(const Deferred& task) const;
+  // Runs the worker and the channel until `done`, telling the next rank it is alive and watching the one
+  // before; throws worker_lost when that one has been silent past the timeout.
+  template <class Done>
+  void serve_until(Done done);
+  // Every rank's (kind, value) equal? One reduction, while serving.
+  bool agree(Sync kind, std::uint64_t value);
+  void lose(const std::string& why);  // this rank found a process lost: every rank is told
+  void on_failure(const dyn::Channel::Arrival& a);
+  void on_lost(const dyn::Channel::Arrival& a);
+
+  dyn::Channel& channel_;
+  Worker& local_;
+  KernelTable kernels_;
+  ReplicatedSettings settings_;
+  std::uint64_t id_;
+  int rank_;
+  int size_;
+  std::uint32_t read_kernel_;
+
+  std::vector<Handle> handles_;
+  std::vector<std::size_t> owners_;  // per handle, its owner (a worker is a rank here)
+  std::uint64_t next_id_ = 0;
+  std::uint64_t batch_ = 1;
+  std::uint64_t batch_tasks_ = 0;      // tasks submitted since the last wait() (round_robin)
+  std::uint64_t fingerprint_ = 0;      // of everything submitted since the last wait()
+  std::vector<std::uint32_t> touched_;  // handles used since the last wait()
+  std::vector<Deferred> deferred_;
+  std::vector<TaskOrder> orders_;       // this rank's tasks since the last wait()
+  std::vector<double> starts_;          // their planned starts (heft), to order them
+  std::vector<std::pair<Key, std::uint32_t>> budgets_;
+  std::vector<Found> found_;
+  std::vector<Access> scratch_;         // a submit's accesses, kept to spare an allocation per task
+  std::uint64_t broadcasts_made_ = 0;
+  std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out
+
+  std::optional<Error> failure_;
+  bool failed_somewhere_ = false;
+  bool broken_ = false;
+  bool lost_ = false;
+  std::chrono::steady_clock::time_point heard_;      // from the rank before this one
+  std::chrono::steady_clock::time_point told_;       // the rank after this one, last
+  Statistics stats_;
+};
+
+}  // namespace herald::runtime::detail
