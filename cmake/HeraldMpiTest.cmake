@@ -87,7 +87,7 @@ if(HERALD_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
 endif()
 
 function(herald_add_mpi_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;RANKS;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;RANKS;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT;CONTROLS")
   foreach(required NAME COMMAND RANKS TIMEOUT)
     if(NOT DEFINED arg_${required})
       message(FATAL_ERROR "herald_add_mpi_test: ${required} is required")
@@ -131,16 +131,35 @@ function(herald_add_mpi_test)
   # /etc/hosts does not name localhost (a new chroot) each launch can wait on DNS timeouts (scripts/test.sh).
   list(APPEND arg_ENVIRONMENT "HWLOC_COMPONENTS=-gl")
 
-  add_test(NAME ${arg_NAME}
-    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
-            ${MPIEXEC_PREFLAGS} ${program} ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
-  # PROCESSORS keeps `ctest -j` from stacking several oversubscribed launches on the same cores.
-  set(labels mpi ${arg_LABELS})
-  set_tests_properties(${arg_NAME} PROPERTIES
-    TIMEOUT ${arg_TIMEOUT}
-    LABELS "${labels}"
-    PROCESSORS ${arg_RANKS})
-  if(arg_ENVIRONMENT)
-    set_tests_properties(${arg_NAME} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
+  # CONTROLS replicated: the same test again as <NAME>_replicated, with the runtime under replicated control
+  # (HERALD_RUNTIME_CONTROL); herald_test_properties sets both tests' properties.
+  set(variants ${arg_NAME})
+  if("replicated" IN_LIST arg_CONTROLS)
+    list(APPEND variants ${arg_NAME}_replicated)
+  endif()
+  foreach(name IN LISTS variants)
+    set(environment ${arg_ENVIRONMENT})
+    set(labels mpi ${arg_LABELS})
+    if(NOT name STREQUAL arg_NAME)
+      list(APPEND environment "HERALD_RUNTIME_CONTROL=replicated")
+      list(APPEND labels replicated)
+    endif()
+    add_test(NAME ${name}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
+              ${MPIEXEC_PREFLAGS} ${program} ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
+    # PROCESSORS keeps `ctest -j` from stacking several oversubscribed launches on the same cores.
+    set_tests_properties(${name} PROPERTIES
+      TIMEOUT ${arg_TIMEOUT}
+      LABELS "${labels}"
+      PROCESSORS ${arg_RANKS}
+      ENVIRONMENT "${environment}")
+  endforeach()
+endfunction()
+
+# set_tests_properties for a test and, where herald_add_mpi_test made one, its replicated twin.
+function(herald_test_properties name)
+  set_tests_properties(${name} ${ARGN})
+  if(TEST ${name}_replicated)
+    set_tests_properties(${name}_replicated ${ARGN})
   endif()
 endfunction()

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <herald/config.hpp>
 #include <herald/error.hpp>
 #include <herald/runtime/broadcast.hpp>
 
@@ -9,8 +10,8 @@
 
 namespace herald::cholesky {
 
-int computing_processes(Solver solver, int processes) noexcept {
-  return solver == Solver::herald && processes > 1 ? processes - 1 : processes;
+int computing_processes(Solver solver, int processes, bool replicated) noexcept {
+  return solver == Solver::herald && !replicated && processes > 1 ? processes - 1 : processes;
 }
 
 Grid squarest_grid(int count) noexcept {
@@ -28,11 +29,12 @@ Parsed parse_options(int argc, char** argv, int processes) {
   Parsed parsed;
   Options& o = parsed.options;
   CLI::App app{"Tiled Cholesky factorisation of a generated symmetric positive definite matrix, on herald's task "
-               "runtime (rank 0 is the head, the others compute) or on ScaLAPACK, with a residual check",
+               "runtime (under head control rank 0 is the head and the others compute; under replicated control every "
+               "rank computes) or on ScaLAPACK, with a residual check",
                "herald-cholesky"};
   app.add_option("-n,--n", o.n, "matrix order N");
   app.add_option("-b,--tile", o.tile, "tile size (ScaLAPACK: block size); need not divide N");
-  std::string precision = "double", solver = "herald", mapping = "heft", grid;
+  std::string precision = "double", solver = "herald", mapping = "heft", grid, control;
   app.add_option("--precision", precision, "double or single")->check(CLI::IsMember({"double", "single"}));
   app.add_option("--solver", solver, "herald (the task runtime) or scalapack (pdpotrf/pspotrf)")
       ->check(CLI::IsMember({"herald", "scalapack"}));
@@ -43,6 +45,10 @@ Parsed parse_options(int argc, char** argv, int processes) {
   app.add_option("--strategy", o.strategy,
                  "herald: broadcast strategy nobcast, p2p, mpibcast, mpibcast:herald, dynbcast or auto "
                  "(default HERALD_RT_BCAST, else nobcast)");
+  app.add_option("--control", control,
+                 "herald: head (rank 0 schedules and dispatches) or replicated (every rank runs the submission) "
+                 "(default HERALD_RUNTIME_CONTROL, else head)")
+      ->check(CLI::IsMember({"head", "replicated"}));
   app.add_option("--threads", o.threads, "herald: kernel threads per worker (default: the runtime's, "
                                          "HERALD_RUNTIME_THREADS, else 1)");
   app.add_flag("!--no-check", o.check, "skip the residual check");
@@ -86,7 +92,11 @@ Parsed parse_options(int argc, char** argv, int processes) {
       return fail(std::string("--strategy: ") + e.what());
     }
   }
-  const int computing = computing_processes(o.solver, processes);
+  if (control.empty()) control = environment("HERALD_RUNTIME_CONTROL").value_or("head");
+  if (control != "head" && control != "replicated")
+    return fail("HERALD_RUNTIME_CONTROL='" + control + "': the runtime's control is head or replicated");
+  o.replicated = control == "replicated";
+  const int computing = computing_processes(o.solver, processes, o.replicated);
   if (!grid.empty() && o.solver == Solver::herald && o.mapping == Mapping::heft)
     return fail("--grid places tiles for --mapping cyclic; with heft the scheduler places every task");
   if (!grid.empty()) {

@@ -25,6 +25,7 @@ struct Options {
   Mapping mapping = Mapping::heft;
   std::optional<Grid> grid;  // unset: the squarest grid of the processes that compute
   std::string strategy;      // the runtime's broadcast strategy; empty: HERALD_RT_BCAST, else nobcast
+  bool replicated = false;   // the runtime's control: --control, else HERALD_RUNTIME_CONTROL, else head
   int threads = -1;          // kernel threads per worker; negative: the runtime's default
   bool check = true;         // compute the scaled residual and fail the run above the threshold
   bool csv = false;
@@ -43,9 +44,9 @@ struct Parsed {
 };
 Parsed parse_options(int argc, char** argv, int processes);
 
-// The processes that compute for this solver in a job of `processes`: herald's head does not compute
-// unless it is alone.
-int computing_processes(Solver solver, int processes) noexcept;
+// The processes that compute for this solver in a job of `processes`: under head control herald's head does
+// not compute unless it is alone.
+int computing_processes(Solver solver, int processes, bool replicated) noexcept;
 // The squarest P x Q = count with P <= Q.
 Grid squarest_grid(int count) noexcept;
 

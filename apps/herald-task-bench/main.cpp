@@ -2,11 +2,13 @@
 //
 //   mpiexec -n 5 herald-task-bench -steps 100 -width 4 -type stencil_1d -kernel busy_wait -iter 1000
 //
-// Rank 0 is the runtime's head and the others its workers (runtime_graph.hpp: how a graph becomes tasks).
+// Under head control rank 0 is the runtime's head and the others its workers; under replicated control every
+// rank submits the graph and runs its part (runtime_graph.hpp: how a graph becomes tasks).
 // As Task Bench does, every graph runs twice and the second pass is timed; the summary goes to rank 0's
 // standard output.
 //
-// Options beside Task Bench's command line: `-scheduler heft|round_robin|mapped` (mapped: point p of a
+// Options beside Task Bench's command line: `-control head|replicated` (who runs the submission; default
+// HERALD_RUNTIME_CONTROL, else head), `-scheduler heft|round_robin|mapped|owner` (mapped: point p of a
 // row of width W on worker p*workers/W, as Task Bench's MPI program splits points), `-threads N` (kernel
 // threads per worker; 0: kernels on the worker's polling thread), `-strategy nobcast|p2p|mpibcast|
 // mpibcast:herald|dynbcast|auto` (how data read on several workers gets there), `-sync` (a broadcast's
@@ -38,6 +40,7 @@ namespace tb = herald::taskbench;
 // The runtime's own flags, taken out of the command line before Task Bench's parser sees it.
 struct RuntimeFlags {
   std::optional<Scheduler> scheduler;
+  std::optional<Control> control;
   std::optional<BroadcastStrategy> strategy;
   std::optional<bool> sync;
   int threads = -1;    // the runtime's default
@@ -53,12 +56,15 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
       flags.sync = true;
       continue;
     }
-    if (args[i] == "-scheduler" || args[i] == "-threads" || args[i] == "-system" || args[i] == "-strategy") {
+    if (args[i] == "-scheduler" || args[i] == "-threads" || args[i] == "-system" || args[i] == "-strategy" ||
+        args[i] == "-control") {
       if (!has_value) throw tb::UsageError("error: " + std::string(args[i]) + " needs a value");
       const std::string value(args[++i]);
       try {
         if (args[i - 1] == "-scheduler") {
           flags.scheduler = scheduler_from_string(value);
+        } else if (args[i - 1] == "-control") {
+          flags.control = control_from_string(value);
         } else if (args[i - 1] == "-strategy") {
           flags.strategy = broadcast_strategy_from_string(value);
         } else if (args[i - 1] == "-system") {
@@ -108,6 +114,7 @@ int run(int argc, char** argv) {
     elapsed = tb::run_on_mpi(graphs, MPI_COMM_WORLD, 2);
   } else {
     Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads,
+                                .control = flags.control,
                                 .scheduler = flags.scheduler,
                                 .broadcast = flags.strategy,
                                 .broadcast_sync = flags.sync});

@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,7 @@ struct Flags {
   std::string csv;
   int threads = -1;
   std::optional<Scheduler> scheduler;
+  std::vector<Control> controls{Control::head, Control::replicated};  // the runtime's, each a system
 };
 
 // Takes this program's own flags out of the command line; the rest is Task Bench's.
@@ -66,7 +68,7 @@ Flags take_flags(std::vector<std::string_view>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
     if (flag != "-iters" && flag != "-reps" && flag != "-csv" && flag != "-threads" && flag != "-scheduler" &&
-        flag != "-spread" && flag != "-max-reps") {
+        flag != "-spread" && flag != "-max-reps" && flag != "-controls") {
       rest.push_back(flag);
       continue;
     }
@@ -82,6 +84,13 @@ Flags take_flags(std::vector<std::string_view>& args) {
         const long long reps = herald::parse_count(value, "-reps");
         if (reps < 1 || reps > 1000) throw std::invalid_argument("-reps takes 1 to 1000, not " + value);
         flags.reps = static_cast<int>(reps);
+      } else if (flag == "-controls") {
+        flags.controls.clear();
+        for (std::size_t at = 0; at <= value.size();) {
+          const std::size_t comma = std::min(value.find(',', at), value.size());
+          flags.controls.push_back(control_from_string(value.substr(at, comma - at)));
+          at = comma + 1;
+        }
       } else if (flag == "-max-reps") {
         const long long reps = herald::parse_count(value, "-max-reps");
         if (reps < 1 || reps > 1000) throw std::invalid_argument("-max-reps takes 1 to 1000, not " + value);
@@ -123,8 +132,6 @@ double total_iterations(const tb::TaskGraph& g) {
   return total;
 }
 
-constexpr const char* system_names[2] = {"herald", "mpi"};
-
 std::string microseconds(const herald::taskbench::MetgResult& m) {
   if (!m.metg) return "not reached (under 50% at every size)";
   char text[64];
@@ -164,11 +171,31 @@ int run(int argc, char** argv) {
   }
   std::vector<tb::TaskGraph> graph = options.graphs;
 
-  Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads, .scheduler = flags.scheduler});
-  tb::RuntimeGraphs runtime_graphs(rt);
-  const int slots = std::max(rt.threads(), 1);
+  // The systems: the runtime under each control asked for, then the plain MPI program.
+  struct System {
+    std::string name;
+    std::unique_ptr<Runtime> runtime;
+    std::unique_ptr<tb::RuntimeGraphs> graphs;
+    int cores = 0;
+    std::string cores_text;
+    std::vector<tb::SweepPoint> points;
+  };
   const int machine = machine_cores();
-  const int cores[2] = {std::min(size == 1 ? slots : (size - 1) * slots, machine), std::min(size, machine)};
+  std::vector<System> systems;
+  for (Control control : flags.controls) {
+    System s;
+    s.name = std::string("herald-") + to_string(control);
+    s.runtime = std::make_unique<Runtime>(MPI_COMM_WORLD, Options{.threads = flags.threads, .control = control,
+                                                                  .scheduler = flags.scheduler});
+    s.graphs = std::make_unique<tb::RuntimeGraphs>(*s.runtime);
+    const int slots = std::max(s.runtime->threads(), 1);
+    // Head control: the head schedules and dispatches and runs no task unless it is alone.
+    const int workers = control == Control::head && size > 1 ? size - 1 : size;
+    s.cores = std::min(workers * slots, machine);
+    s.cores_text = std::to_string(workers) + " workers x " + std::to_string(slots) + " threads";
+    systems.push_back(std::move(s));
+  }
+  systems.push_back({"mpi", nullptr, nullptr, std::min(size, machine), std::to_string(size) + " ranks", {}});
 
   std::vector<long> sizes = flags.iterations;
   if (sizes.empty())
@@ -179,26 +206,25 @@ int run(int argc, char** argv) {
   // Work per graph run: FLOPs where the kernel counts them, else bytes, else kernel iterations.
   const double tasks = static_cast<double>(tb::count_totals(graph, 0).tasks);
   const char* unit = "FLOP";
-  std::vector<tb::SweepPoint> points[2];
   for (long n : sizes) {
     graph[0].kernel.iterations = n;
     const tb::RunTotals totals = tb::count_totals(graph, 0);
     double work = static_cast<double>(totals.flops);
     if (totals.flops == 0 && totals.bytes > 0) work = static_cast<double>(totals.bytes), unit = "B";
     if (totals.flops == 0 && totals.bytes == 0) work = total_iterations(graph[0]), unit = "iteration";
-    for (auto& p : points) p.push_back({n, work, {}});
+    for (System& s : systems) s.points.push_back({n, work, {}});
   }
-  auto measure = [&](int system) {
-    return system == 0 ? runtime_graphs.run(graph, 1) : tb::run_on_mpi(graph, MPI_COMM_WORLD, 1);
-  };
+  auto measure = [&](System& s) { return s.graphs ? s.graphs->run(graph, 1) : tb::run_on_mpi(graph, MPI_COMM_WORLD, 1); };
+  // One repetition of a size: every system once, starting with a different one each time.
   auto repeat = [&](std::size_t i, int rep) {
     graph[0].kernel.iterations = sizes[i];
-    const int first = static_cast<int>((static_cast<std::size_t>(rep) + i) % 2);
-    for (int system : {first, 1 - first}) points[system][i].seconds.push_back(measure(system));
+    for (std::size_t k = 0; k < systems.size(); ++k) {
+      System& s = systems[(static_cast<std::size_t>(rep) + i + k) % systems.size()];
+      s.points[i].seconds.push_back(measure(s));
+    }
   };
   graph[0].kernel.iterations = sizes.back();
-  measure(0);
-  measure(1);
+  for (System& s : systems) measure(s);
   for (int rep = 0; rep < flags.reps; ++rep)
     for (std::size_t i = 0; i < sizes.size(); ++i) repeat(i, rep);
   // Points whose repetitions still spread widely run again; rank 0 decides, so every rank runs the same.
@@ -206,8 +232,7 @@ int run(int argc, char** argv) {
     std::vector<int> again(sizes.size(), 0);
     if (rank == 0)
       for (std::size_t i = 0; i < sizes.size(); ++i)
-        again[i] = tb::relative_spread(points[0][i].seconds) > flags.spread ||
-                   tb::relative_spread(points[1][i].seconds) > flags.spread;
+        for (const System& s : systems) again[i] |= tb::relative_spread(s.points[i].seconds) > flags.spread ? 1 : 0;
     MPI_Bcast(again.data(), static_cast<int>(again.size()), MPI_INT, 0, MPI_COMM_WORLD);
     if (std::none_of(again.begin(), again.end(), [](int a) { return a != 0; })) break;
     for (std::size_t i = 0; i < sizes.size(); ++i)
@@ -215,41 +240,52 @@ int run(int argc, char** argv) {
   }
   if (rank != 0) return 0;
 
-  const tb::MetgResult m[2] = {tb::compute_metg(points[0], cores[0], tasks), tb::compute_metg(points[1], cores[1], tasks)};
+  std::vector<tb::MetgResult> m;
+  for (const System& s : systems) m.push_back(tb::compute_metg(s.points, s.cores, tasks));
   std::printf("# METG: herald's runtime and a plain MPI program, same graph, same run\n");
   std::printf("graph:");
   for (const std::string_view arg : args) std::printf(" %.*s", static_cast<int>(arg.size()), arg.data());
   std::printf(" (-iter swept)\n");
-  std::printf("ranks %d on %d cores; cores running tasks: herald %d (%d workers x %d threads), mpi %d; "
-              "%d to %d repetitions a point, medians; efficiency against each system's own rate with the largest "
-              "tasks: herald %.4g, mpi %.4g %s/s\n\n",
-              size, machine, cores[0], size == 1 ? 1 : size - 1, slots, cores[1], flags.reps, flags.max_reps,
-              m[0].peak, m[1].peak, unit);
-  std::printf("| iterations | herald s | spread | herald granularity us | herald efficiency | mpi s | spread | "
-              "mpi granularity us | mpi efficiency |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("ranks %d on %d cores; %d to %d repetitions a point, medians; efficiency against each system's own "
+              "rate with the largest tasks (%s/s)\n",
+              size, machine, flags.reps, flags.max_reps, unit);
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    std::printf("- %s: %d cores running tasks (%s), peak %.4g %s/s\n", systems[k].name.c_str(), systems[k].cores,
+                systems[k].cores_text.c_str(), m[k].peak, unit);
+  std::printf("\n| iterations |");
+  for (const System& s : systems) std::printf(" %s s | spread | granularity us | efficiency |", s.name.c_str());
+  std::printf("\n|---|");
+  for (std::size_t k = 0; k < systems.size(); ++k) std::printf("---|---|---|---|");
+  std::printf("\n");
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const tb::RatedPoint &h = m[0].points[i], &p = m[1].points[i];
-    std::printf("| %ld | %.4g | %.3f | %.3f | %.3f | %.4g | %.3f | %.3f | %.3f |\n", h.iterations, h.elapsed, h.spread,
-                h.granularity * 1e6, h.efficiency, p.elapsed, p.spread, p.granularity * 1e6, p.efficiency);
+    std::printf("| %ld |", sizes[i]);
+    for (std::size_t k = 0; k < systems.size(); ++k) {
+      const tb::RatedPoint& p = m[k].points[i];
+      std::printf(" %.4g | %.3f | %.3f | %.3f |", p.elapsed, p.spread, p.granularity * 1e6, p.efficiency);
+    }
+    std::printf("\n");
   }
-  std::printf("\nMETG(50%%) herald: %s\nMETG(50%%) mpi: %s\n", microseconds(m[0]).c_str(), microseconds(m[1]).c_str());
-  if (m[0].metg && m[1].metg)
-    std::printf("METG ratio herald/mpi: %.2f%s\n", *m[0].metg / *m[1].metg, m[0].bound || m[1].bound ? " (bounds)" : "");
-  for (int system : {0, 1})
-    for (const std::string& w : m[system].warnings) std::printf("warning: %s: %s\n", system_names[system], w.c_str());
+  std::printf("\n");
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    std::printf("METG(50%%) %s: %s\n", systems[k].name.c_str(), microseconds(m[k]).c_str());
+  const tb::MetgResult& mpi = m.back();
+  for (std::size_t k = 0; k + 1 < systems.size(); ++k)
+    if (m[k].metg && mpi.metg)
+      std::printf("METG ratio %s/mpi: %.2f%s\n", systems[k].name.c_str(), *m[k].metg / *mpi.metg,
+                  m[k].bound || mpi.bound ? " (bounds)" : "");
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    for (const std::string& w : m[k].warnings) std::printf("warning: %s: %s\n", systems[k].name.c_str(), w.c_str());
   if (!flags.csv.empty()) {
     std::ofstream csv(flags.csv);
     csv << "system,iterations,rep,seconds,cores,tasks,granularity_us,work,efficiency\n";
-    for (int system : {0, 1})
-      for (std::size_t i = 0; i < sizes.size(); ++i) {
-        const tb::SweepPoint& p = points[system][i];
+    for (std::size_t k = 0; k < systems.size(); ++k)
+      for (const tb::SweepPoint& p : systems[k].points)
         for (std::size_t r = 0; r < p.seconds.size(); ++r) {
           const double s = p.seconds[r];
-          csv << system_names[system] << ',' << p.iterations << ',' << r << ',' << s << ',' << cores[system] << ','
-              << tasks << ',' << s * cores[system] / tasks * 1e6 << ',' << p.work << ','
-              << p.work / s / m[system].peak << '\n';
+          csv << systems[k].name << ',' << p.iterations << ',' << r << ',' << s << ',' << systems[k].cores << ','
+              << tasks << ',' << s * systems[k].cores / tasks * 1e6 << ',' << p.work << ','
+              << p.work / s / m[k].peak << '\n';
         }
-      }
     if (!csv) throw std::runtime_error("cannot write " + flags.csv);
   }
   return 0;

@@ -23,11 +23,14 @@ KernelTable::KernelTable(const std::vector<std::vector<std::string>>& names, con
 }
 
 std::uint32_t KernelTable::id(std::string_view name, std::uint64_t task) const {
+  if (last_id_ != missing && name == last_name_) return last_id_;
   const auto it = ids_.find(name);
   const int missing_on = it == ids_.end() ? first_worker_ : kernels_[it->second].missing_on;
   if (missing_on >= 0)
     throw Error(Errc::invalid_argument, "task " + std::to_string(task) + " (kernel '" + std::string(name) +
                                             "'): not registered on rank " + std::to_string(missing_on));
+  last_name_ = name;
+  last_id_ = it->second;
   return it->second;
 }
 

@@ -43,6 +43,10 @@ class KernelTable {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
   std::vector<Info> kernels_;
+  // The last name looked up: programs submit runs of tasks of one kernel, and a compare is cheaper than a
+  // hash (replicated control pays a lookup for every task of every rank).
+  mutable std::string last_name_;
+  mutable std::uint32_t last_id_ = missing;
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> ids_;
   int first_worker_;
 };

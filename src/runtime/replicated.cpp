@@ -11,7 +11,6 @@
 #include <array>
 #include <cstdio>
 #include <numeric>
-#include <unordered_set>
 
 namespace herald::runtime::detail {
 namespace {
@@ -124,7 +123,9 @@ void ReplicatedState::read(Data d, bool exit) {
     throw Error(Errc::invalid_argument, std::string(exit ? "exit" : "read") + " of '" + h.name + "', which has no value yet");
   mix(exit ? 0xe1e1 : 0x4ead);
   mix(d.index_);
-  const std::uint64_t id = next_id_++;
+  // One task number per rank's copy, so that every task of a trace has its own.
+  const std::uint64_t id = next_id_;
+  next_id_ += static_cast<std::uint64_t>(size_);
   if (settings_.scheduler == Scheduler::heft)
     return deferred_.push_back({exit ? Deferred::exit : Deferred::read, id, 0, {{d.index_, Mode::in}}, {}, {}});
   apply_read(d.index_, exit, id);
@@ -141,7 +142,7 @@ void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t i
       where = arguments(reinterpret_cast<std::uintptr_t>(h.buffer.data()));
       ++copies_;
     }
-    place(id, read_kernel_, access, std::move(where), 0, r, 0);
+    place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, r, 0);
   }
   h.exit = h.exit || exit;
 }
@@ -190,8 +191,18 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
     order->accesses.reserve(accesses.size());
     starts_.push_back(start);
   }
+  // The trace's record of a task is made where it runs: its submission, whose outputs it reads, what it
+  // writes (as the head records every task).
+  trace::Recorder* recorder = mine && kernel != read_kernel_ ? trace::recorder() : nullptr;
+  const double now = recorder ? recorder->now() : 0;
+  if (recorder)
+    recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
+                      .name = recorder->string(kernels_.name(kernel)), .kind = trace::Kind::submit});
   for (const Access& a : accesses) {
     Handle& h = touch(a.handle);
+    if (recorder && reads(a.mode))
+      recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
+                        .b = static_cast<std::int64_t>(h.made_by), .kind = trace::Kind::producer});
     TaskAccess t;
     t.mode = a.mode;
     t.bytes = h.bytes;
@@ -221,6 +232,9 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
       h.holders.assign(1, rank);
       h.made_by = id;
       t.written = h.version;
+      if (recorder)
+        recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
+                          .e = static_cast<std::int64_t>(Key{a.handle, h.version}.packed()), .kind = trace::Kind::version});
     }
     if (mine) order->accesses.push_back(t);
   }
@@ -232,6 +246,10 @@ void ReplicatedState::settle(std::uint32_t index, bool superseded) {
   const Key key{index, h.version};
   const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && h.recipients.size() >= 2;
   if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});
+  // Every rank knows who reads what: the maker sends each reader its copy once it is made, instead of
+  // waiting for the reader to ask (a round trip per transfer on the critical path).
+  if (!broadcast && h.origin == rank_)
+    for (int r : h.recipients) pushes_.push_back({key, r});
   if (superseded && contains(h.holders, rank_)) {
     // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
     // broadcast, or one fetch per recipient). The replica goes once they are done.
@@ -357,8 +375,9 @@ void ReplicatedState::serve_until(Done done) {
     }
     if (size_ > 1 && since(heard_) > settings_.timeout) {
       const int before = (rank_ + size_ - 1) % size_;
-      lose("rank " + std::to_string(before) + " has sent nothing for " + std::to_string(static_cast<int>(since(heard_))) +
-           " s while rank " + std::to_string(rank_) + " waited in wait(): it is dead or stuck");
+      lose("worker rank " + std::to_string(before) + " has sent nothing for " +
+           std::to_string(static_cast<int>(since(heard_))) + " s while rank " + std::to_string(rank_) +
+           " waited for it in wait(): it is dead or stuck");
     }
     if (any)
       idle.busy();
@@ -401,7 +420,7 @@ void ReplicatedState::on_lost(const dyn::Channel::Arrival& a) {
 
 void ReplicatedState::failed_here(std::uint64_t task, std::string_view kernel, const std::string& what) {
   // The worker's report: every rank is told, so that no wait() waits for what this task would have made.
-  const std::string message = task == no_task ? "rank " + std::to_string(rank_) + ": " + what
+  const std::string message = task == no_task ? "worker " + std::to_string(rank_) + ": " + what
                                               : task_name(task, kernel) + " failed on rank " + std::to_string(rank_) +
                                                     ": " + what;
   Encoder e;
@@ -437,20 +456,25 @@ void ReplicatedState::wait() {
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     std::vector<BroadcastOrder> broadcasts = plan_broadcasts();
-    std::unordered_set<Key, KeyHash> received;
-    for (const BroadcastOrder& b : broadcasts)
-      if (b.root != rank_) received.insert(b.key);
+    // What comes from elsewhere is sent here unasked (a broadcast, or its maker's push): nothing to fetch.
     for (TaskOrder& order : orders_)
       for (TaskAccess& a : order.accesses)
-        if (reads(a.mode) && a.source != rank_ && received.contains(a.read)) a.source = by_broadcast;
+        if (reads(a.mode) && a.source != rank_) a.source = by_broadcast;
     stats_.schedule_seconds += since(started);
     if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
-    for (TaskOrder& order : orders_) local_.add_task(std::move(order));
-    for (const auto& [key, uses] : budgets_) local_.set_budget(key, uses);
-    for (const BroadcastOrder& b : broadcasts) local_.broadcast(b);
+    try {
+      for (TaskOrder& order : orders_) local_.add_task(std::move(order));
+      for (const auto& [key, uses] : budgets_) local_.set_budget(key, uses);
+      for (const BroadcastOrder& b : broadcasts) local_.broadcast(b);
+      for (const auto& [key, rank] : pushes_) local_.serve(key, rank, false);
+    } catch (...) {
+      // The other ranks wait for this one's part: they are told, as of a failing kernel.
+      local_.fail("taking its tasks failed: " + describe(std::current_exception()));
+    }
     orders_.clear();
     starts_.clear();
     budgets_.clear();
+    pushes_.clear();
     touched_.clear();
     fingerprint_ = 0;
     batch_tasks_ = 0;

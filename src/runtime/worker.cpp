@@ -133,8 +133,6 @@ void Worker::inject(std::string_view kind) {
 }
 
 void Worker::on_tasks(const dyn::Channel::Arrival& a) {
-  inject("handler");
-  inject("alloc");
   channel_.receive_payload({}, [] {});
   Decoder d(a.body);
   const auto n = d.get<std::uint32_t>();
@@ -151,6 +149,8 @@ void Worker::on_tasks(const dyn::Channel::Arrival& a) {
 }
 
 void Worker::add_task(TaskOrder order) {
+  inject("handler");
+  inject("alloc");
   if (order.kernel >= kernels_.size())
     throw Error(Errc::invalid_argument, "task " + std::to_string(order.task) + " names kernel " +
                                             std::to_string(order.kernel) + " of " + std::to_string(kernels_.size()) +

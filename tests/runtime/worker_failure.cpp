@@ -32,9 +32,12 @@ int main(int argc, char** argv) {
     const std::string inject = herald::environment("HERALD_RUNTIME_INJECT").value_or("");
     const std::string victim = inject.substr(inject.find(':') + 1);
     const std::string kind = inject.substr(0, inject.find(':'));
+    // Head control: the tasks arrive in a message, whose handler fails; replicated: the rank takes them itself.
+    const std::string taking =
+        rt.control() == Control::head ? "handler for tasks failed: " : "taking its tasks failed: ";
     const std::string expected = "worker " + victim + ": " +
-                                 (kind == "handler" ? "handler for tasks failed: injected by HERALD_RUNTIME_INJECT"
-                                  : kind == "alloc" ? "handler for tasks failed: std::bad_alloc"
+                                 (kind == "handler" ? taking + "injected by HERALD_RUNTIME_INJECT"
+                                  : kind == "alloc" ? taking + "std::bad_alloc"
                                                     : "the worker loop failed: mpi: MPI_Send(");
     rt.kernel("work", [](TaskContext& t) { t.out<int>(0)[0] = t.argument<int>(); });
     std::vector<std::vector<int>> values(16, std::vector<int>(1));

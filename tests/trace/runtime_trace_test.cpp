@@ -23,7 +23,8 @@ struct Expected {
   std::map<std::int64_t, std::int64_t> producer_of;            // a task -> the task whose output it reads
 };
 
-void check_trace(const std::string& file, const Expected& expected, BroadcastStrategy strategy, int size) {
+void check_trace(const std::string& file, const Expected& expected, BroadcastStrategy strategy, int size,
+                 bool replicated) {
   std::ifstream in(file);
   ASSERT_TRUE(in) << "no trace at " << file;
   const nlohmann::json trace = nlohmann::json::parse(in);
@@ -91,8 +92,16 @@ void check_trace(const std::string& file, const Expected& expected, BroadcastStr
       recipients_recorded[a["id"]].insert(b["pid"].get<int>());
     }
   }
-  const int workers = size - 1;
-  const std::size_t expected_broadcasts = strategy == BroadcastStrategy::nobcast || workers < 2 ? 0 : workers >= 3 ? 2 : 1;
+  // Head control: `shared` to every worker (rank 0 roots it), `made` to workers 1 and 2. Replicated: every
+  // rank is a worker; `shared` goes from rank 0 to the others, `made` from rank 0 to ranks 1 and 2, and
+  // `last`, read back, from its maker to every other rank.
+  std::size_t expected_broadcasts = 0;
+  if (strategy != BroadcastStrategy::nobcast) {
+    const int workers = replicated ? size : size - 1;
+    const int shared_recipients = replicated ? size - 1 : workers;
+    expected_broadcasts = (shared_recipients >= 2 ? 1 : 0) + (std::min(workers, 3) - 1 >= 2 ? 1 : 0) +
+                          (replicated && size - 1 >= 2 ? 1 : 0);
+  }
   EXPECT_EQ(roots.size(), expected_broadcasts) << what;
   for (const auto& [id, n] : roots) {
     EXPECT_EQ(n, 1) << what;
@@ -106,8 +115,13 @@ TEST(TraceRuntime, TheTraceIsTheGraphThatRan) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   ASSERT_GE(size, 2) << "the head and at least one worker";
-  const int workers = size - 1;
-  const std::string base = std::getenv("HERALD_TEST_TRACE_DIR") ? std::getenv("HERALD_TEST_TRACE_DIR") : "trace-rt";
+  const bool replicated = Runtime(MPI_COMM_WORLD).control() == Control::replicated;
+  // The rank of worker w: head control numbers the workers from rank 1.
+  const int workers = replicated ? size : size - 1;
+  const auto rank_of = [&](int w) { return replicated ? w : w + 1; };
+  // Under replicated control a directory of its own: both modes' tests may run at once.
+  const std::string base = std::string(std::getenv("HERALD_TEST_TRACE_DIR") ? std::getenv("HERALD_TEST_TRACE_DIR") : "trace-rt") +
+                           (replicated ? "-replicated" : "");
   for (BroadcastStrategy strategy : {BroadcastStrategy::nobcast, BroadcastStrategy::p2p, BroadcastStrategy::dynbcast,
                                      BroadcastStrategy::mpibcast, BroadcastStrategy::mpibcast_herald}) {
     const std::string dir = base + "/" + to_string(strategy);
@@ -130,32 +144,32 @@ TEST(TraceRuntime, TheTraceIsTheGraphThatRan) {
         const Data part = head.data(std::span(made), "made");
         head.enter(all);
         const auto fill = head.submit("fill", {out(part)}, arguments(2.0), {.worker = 0});
-        expected.tasks[static_cast<std::int64_t>(fill)] = {1, "fill"};
+        expected.tasks[static_cast<std::int64_t>(fill)] = {rank_of(0), "fill"};
         std::vector<Data> firsts;
         std::uint64_t first_sum = 0;
         for (int w = 0; w < workers; ++w) {
           const Data s = head.data(std::span(sums[static_cast<std::size_t>(w)]), "sum " + std::to_string(w));
           const auto t = head.submit("sum", {in(all), out(s)}, {}, {.worker = w});
-          expected.tasks[static_cast<std::int64_t>(t)] = {w + 1, "sum"};
+          expected.tasks[static_cast<std::int64_t>(t)] = {rank_of(w), "sum"};
           if (w == 0) first_sum = t;
           firsts.push_back(s);
         }
         for (int w = 1; w < std::min(workers, 3); ++w) {
           const Data s = head.data(std::span(sums[static_cast<std::size_t>(workers + w)]), "part " + std::to_string(w));
           const auto t = head.submit("sum", {in(part), out(s)}, {}, {.priority = w, .worker = w});
-          expected.tasks[static_cast<std::int64_t>(t)] = {w + 1, "sum"};
+          expected.tasks[static_cast<std::int64_t>(t)] = {rank_of(w), "sum"};
           expected.producer_of[static_cast<std::int64_t>(t)] = static_cast<std::int64_t>(fill);
         }
         // The last worker reads what the first made: a transfer between them.
         const Data last = head.data(std::span(sums.back()), "last");
         const auto t = head.submit("sum", {in(firsts.front()), out(last)}, {}, {.worker = workers - 1});
-        expected.tasks[static_cast<std::int64_t>(t)] = {workers, "sum"};
+        expected.tasks[static_cast<std::int64_t>(t)] = {rank_of(workers - 1), "sum"};
         expected.producer_of[static_cast<std::int64_t>(t)] = static_cast<std::int64_t>(first_sum);
         head.read(last);
         head.wait();
       });
     }  // the trace is written as the runtime goes
-    if (rank == 0) check_trace(dir + "/trace.json", expected, strategy, size);
+    if (rank == 0) check_trace(dir + "/trace.json", expected, strategy, size, replicated);
   }
 }
 
