@@ -6,6 +6,7 @@
 #   scripts/setup.sh                     Open MPI (Debian's default MPI)
 #   HERALD_MPI=mpich scripts/setup.sh    MPICH instead; HERALD_MPI=both for the two side by side
 #   HERALD_SIMGRID=1 scripts/setup.sh    also SimGrid, for the simulated cluster (bench/smpi)
+#   HERALD_STARPU=1 scripts/setup.sh     also StarPU, for Task Bench's StarPU build (bench/taskbench/peer.sh)
 #
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
@@ -31,6 +32,7 @@ case "$mpi" in
   *) echo "setup.sh: HERALD_MPI must be openmpi, mpich or both, not '$mpi'" >&2; exit 2 ;;
 esac
 [[ ${HERALD_SIMGRID:-0} == 1 ]] && packages+=(libsimgrid-dev)
+[[ ${HERALD_STARPU:-0} == 1 ]] && packages+=(libstarpu-dev)
 
 missing=()
 for package in "${packages[@]}"; do

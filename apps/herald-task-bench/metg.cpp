@@ -151,11 +151,113 @@ int machine_cores() {
   return total;
 }
 
+// What the report needs of a system: its name, the cores that run its tasks, and its runs.
+struct Rated {
+  std::string name;
+  int cores = 0;
+  std::string cores_text;
+  std::vector<tb::SweepPoint> points;
+};
+
+// The table of every system at every size, each system's METG and its ratio to the last system (the
+// reference), and the warnings; with `csv`, every run.
+void report(const std::vector<Rated>& systems, double tasks, const char* unit, const std::string& heading,
+            const std::string& csv_path) {
+  std::vector<tb::MetgResult> m;
+  for (const Rated& s : systems) m.push_back(tb::compute_metg(s.points, s.cores, tasks));
+  std::printf("%s", heading.c_str());
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    std::printf("- %s: %d cores running tasks (%s), peak %.4g %s/s\n", systems[k].name.c_str(), systems[k].cores,
+                systems[k].cores_text.c_str(), m[k].peak, unit);
+  std::printf("\n| iterations |");
+  for (const Rated& s : systems) std::printf(" %s s | spread | granularity us | efficiency |", s.name.c_str());
+  std::printf("\n|---|");
+  for (std::size_t k = 0; k < systems.size(); ++k) std::printf("---|---|---|---|");
+  std::printf("\n");
+  for (std::size_t i = 0; i < m.front().points.size(); ++i) {
+    std::printf("| %ld |", m.front().points[i].iterations);
+    for (std::size_t k = 0; k < systems.size(); ++k) {
+      const tb::RatedPoint& p = m[k].points[i];
+      std::printf(" %.4g | %.3f | %.3f | %.3f |", p.elapsed, p.spread, p.granularity * 1e6, p.efficiency);
+    }
+    std::printf("\n");
+  }
+  std::printf("\n");
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    std::printf("METG(50%%) %s: %s\n", systems[k].name.c_str(), microseconds(m[k]).c_str());
+  const tb::MetgResult& reference = m.back();
+  for (std::size_t k = 0; k + 1 < systems.size(); ++k)
+    if (m[k].metg && reference.metg)
+      std::printf("METG ratio %s/%s: %.2f%s\n", systems[k].name.c_str(), systems.back().name.c_str(),
+                  *m[k].metg / *reference.metg, m[k].bound || reference.bound ? " (bounds)" : "");
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    for (const std::string& w : m[k].warnings) std::printf("warning: %s: %s\n", systems[k].name.c_str(), w.c_str());
+  if (csv_path.empty()) return;
+  std::ofstream csv(csv_path);
+  csv << "system,iterations,rep,seconds,cores,tasks,granularity_us,work,efficiency\n";
+  for (std::size_t k = 0; k < systems.size(); ++k)
+    for (const tb::SweepPoint& p : systems[k].points)
+      for (std::size_t r = 0; r < p.seconds.size(); ++r) {
+        const double s = p.seconds[r];
+        csv << systems[k].name << ',' << p.iterations << ',' << r << ',' << s << ',' << systems[k].cores << ','
+            << tasks << ',' << s * systems[k].cores / tasks * 1e6 << ',' << p.work << ',' << p.work / s / m[k].peak
+            << '\n';
+      }
+  if (!csv) throw std::runtime_error("cannot write " + csv_path);
+}
+
+// -from-csv: the METG of runs measured elsewhere (bench/taskbench/metg.sh: Task Bench's own programs beside
+// herald's), one row a run: system,iterations,seconds,cores,tasks,work; systems in order of first row, the
+// last the reference.
+int report_from_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::string line;
+  std::getline(in, line);
+  if (line.rfind("system,iterations,seconds,cores,tasks,work", 0) != 0)
+    throw std::runtime_error(path + ": expected the header system,iterations,seconds,cores,tasks,work");
+  std::vector<Rated> systems;
+  double tasks = 0;
+  for (std::size_t row = 2; std::getline(in, line); ++row) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    for (std::size_t at = 0; at <= line.size();) {
+      const std::size_t comma = std::min(line.find(',', at), line.size());
+      f.push_back(line.substr(at, comma - at));
+      at = comma + 1;
+    }
+    if (f.size() < 6) throw std::runtime_error(path + ":" + std::to_string(row) + ": expected 6 fields");
+    auto it = std::find_if(systems.begin(), systems.end(), [&](const Rated& r) { return r.name == f[0]; });
+    if (it == systems.end()) {
+      systems.push_back({f[0], std::stoi(f[3]), f[3] + " cores", {}});
+      it = systems.end() - 1;
+    }
+    const long iterations = std::stol(f[1]);
+    auto p = std::find_if(it->points.begin(), it->points.end(), [&](const tb::SweepPoint& q) { return q.iterations == iterations; });
+    if (p == it->points.end()) {
+      it->points.push_back({iterations, std::stod(f[5]), {}});
+      p = it->points.end() - 1;
+    }
+    p->seconds.push_back(std::stod(f[2]));
+    tasks = std::stod(f[4]);
+  }
+  if (systems.empty()) throw std::runtime_error(path + ": no runs");
+  for (const Rated& s : systems)
+    if (s.points.size() != systems.front().points.size())
+      throw std::runtime_error(path + ": " + s.name + " has runs at " + std::to_string(s.points.size()) + " sizes, " +
+                               systems.front().name + " at " + std::to_string(systems.front().points.size()));
+  for (Rated& s : systems)
+    std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.iterations > b.iterations; });
+  report(systems, tasks, "FLOP", "# METG from " + path + " (efficiency against each system's own rate with the largest tasks)\n", {});
+  return 0;
+}
+
 int run(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<std::string_view> args(argv + 1, argv + argc);
+  if (args.size() == 2 && args[0] == "-from-csv") return rank == 0 ? report_from_csv(std::string(args[1])) : 0;
   Flags flags;
   tb::Options options;
   try {
@@ -240,54 +342,14 @@ int run(int argc, char** argv) {
   }
   if (rank != 0) return 0;
 
-  std::vector<tb::MetgResult> m;
-  for (const System& s : systems) m.push_back(tb::compute_metg(s.points, s.cores, tasks));
-  std::printf("# METG: herald's runtime and a plain MPI program, same graph, same run\n");
-  std::printf("graph:");
-  for (const std::string_view arg : args) std::printf(" %.*s", static_cast<int>(arg.size()), arg.data());
-  std::printf(" (-iter swept)\n");
-  std::printf("ranks %d on %d cores; %d to %d repetitions a point, medians; efficiency against each system's own "
-              "rate with the largest tasks (%s/s)\n",
-              size, machine, flags.reps, flags.max_reps, unit);
-  for (std::size_t k = 0; k < systems.size(); ++k)
-    std::printf("- %s: %d cores running tasks (%s), peak %.4g %s/s\n", systems[k].name.c_str(), systems[k].cores,
-                systems[k].cores_text.c_str(), m[k].peak, unit);
-  std::printf("\n| iterations |");
-  for (const System& s : systems) std::printf(" %s s | spread | granularity us | efficiency |", s.name.c_str());
-  std::printf("\n|---|");
-  for (std::size_t k = 0; k < systems.size(); ++k) std::printf("---|---|---|---|");
-  std::printf("\n");
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    std::printf("| %ld |", sizes[i]);
-    for (std::size_t k = 0; k < systems.size(); ++k) {
-      const tb::RatedPoint& p = m[k].points[i];
-      std::printf(" %.4g | %.3f | %.3f | %.3f |", p.elapsed, p.spread, p.granularity * 1e6, p.efficiency);
-    }
-    std::printf("\n");
-  }
-  std::printf("\n");
-  for (std::size_t k = 0; k < systems.size(); ++k)
-    std::printf("METG(50%%) %s: %s\n", systems[k].name.c_str(), microseconds(m[k]).c_str());
-  const tb::MetgResult& mpi = m.back();
-  for (std::size_t k = 0; k + 1 < systems.size(); ++k)
-    if (m[k].metg && mpi.metg)
-      std::printf("METG ratio %s/mpi: %.2f%s\n", systems[k].name.c_str(), *m[k].metg / *mpi.metg,
-                  m[k].bound || mpi.bound ? " (bounds)" : "");
-  for (std::size_t k = 0; k < systems.size(); ++k)
-    for (const std::string& w : m[k].warnings) std::printf("warning: %s: %s\n", systems[k].name.c_str(), w.c_str());
-  if (!flags.csv.empty()) {
-    std::ofstream csv(flags.csv);
-    csv << "system,iterations,rep,seconds,cores,tasks,granularity_us,work,efficiency\n";
-    for (std::size_t k = 0; k < systems.size(); ++k)
-      for (const tb::SweepPoint& p : systems[k].points)
-        for (std::size_t r = 0; r < p.seconds.size(); ++r) {
-          const double s = p.seconds[r];
-          csv << systems[k].name << ',' << p.iterations << ',' << r << ',' << s << ',' << systems[k].cores << ','
-              << tasks << ',' << s * systems[k].cores / tasks * 1e6 << ',' << p.work << ','
-              << p.work / s / m[k].peak << '\n';
-        }
-    if (!csv) throw std::runtime_error("cannot write " + flags.csv);
-  }
+  std::vector<Rated> rated;
+  for (System& s : systems) rated.push_back({s.name, s.cores, s.cores_text, std::move(s.points)});
+  std::string heading = "# METG: herald's runtime and a plain MPI program, same graph, same run\ngraph:";
+  for (const std::string_view arg : args) heading += " " + std::string(arg);
+  heading += " (-iter swept)\nranks " + std::to_string(size) + " on " + std::to_string(machine) + " cores; " +
+             std::to_string(flags.reps) + " to " + std::to_string(flags.max_reps) +
+             " repetitions a point, medians; efficiency against each system's own rate with the largest tasks\n";
+  report(rated, tasks, unit, heading, flags.csv);
   return 0;
 }
 

@@ -34,8 +34,11 @@ git -C "$dir" checkout -q "$commit" 2>/dev/null ||
 make -s -C "$dir/core" -j2 >/dev/null
 make -s -C "$dir/mpi" -j2 nonblock bulk_synchronous >/dev/null
 if ((starpu)); then
-  pkg-config --exists starpu-1.3 || pkg-config --exists starpu-1.4 ||
-    die "StarPU is not installed: apt-get install libstarpu-dev (scripts/setup.sh with HERALD_STARPU=1)"
-  make -s -C "$dir/starpu" -j2 >/dev/null
+  pkg-config --exists starpu-1.3 ||
+    die "StarPU 1.3 is not installed: HERALD_STARPU=1 scripts/setup.sh installs Debian's libstarpu-dev"
+  # Task Bench's Makefile expects a StarPU install prefix; Debian's files are spread over the system paths.
+  libdir=$(pkg-config --variable=libdir starpu-1.3)
+  make -s -C "$dir/starpu" -j2 main STARPU_DIR=/usr INC="$(pkg-config --cflags starpu-1.3) -I../core" \
+    LIB="$libdir/libstarpu-1.3.so $libdir/libstarpumpi-1.3.so -L../core -lcore_s" >/dev/null
 fi
 echo "$dir"
