@@ -5,14 +5,16 @@
 # rotates; herald-task-bench-metg -from-csv then rates every system by Task Bench's rule (metg_rule.hpp).
 #
 #   bench/taskbench/metg.sh [--ranks N] [--steps S] [--width W] [--iters LIST] [--reps R] [--kernel K]
-#                           [--systems LIST] [--build DIR] [--peer DIR] [--out DIR]
+#                           [--systems LIST] [--build DIR] [--peer DIR] [--before DIR] [--out DIR]
 #
-# Systems: herald-head, herald-replicated, herald-mpi, taskbench-mpi, taskbench-starpu (default: all; the last
-# is the reference of the ratios). Writes <out>/metg-p<N>.csv (every run) and <out>/metg-p<N>.md (the report).
+# Systems: herald-head, herald-replicated, herald-mpi, taskbench-starpu, taskbench-mpi (default: all; the last
+# is the reference of the ratios), and herald-head-before: the herald-task-bench of another build (--before,
+# an earlier commit's) under head control. Writes <out>/metg-p<N>.csv (every run) and <out>/metg-p<N>.md (the
+# report).
 set -euo pipefail
 die() { echo "metg.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ranks=2 steps=100 width= iters= reps=5 kernel=compute_bound build=$repo/build peer= out=$repo/bench/taskbench/results
+ranks=2 steps=100 width= iters= reps=5 kernel=compute_bound build=$repo/build peer= before= out=$repo/bench/taskbench/results
 systems=herald-head,herald-replicated,herald-mpi,taskbench-starpu,taskbench-mpi
 while (($#)); do
   case $1 in
@@ -25,6 +27,7 @@ while (($#)); do
     --systems) systems=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --peer) peer=$2; shift 2 ;;
+    --before) before=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
@@ -52,16 +55,20 @@ over=()
 ((ranks <= cores)) || over=(--oversubscribe)
 per_rank=$((cores / ranks > 0 ? cores / ranks : 1))
 mkdir -p "$out"
-csv=$out/metg-p$ranks.csv
+name=${HERALD_METG_NAME:-metg-p$ranks}
+csv=$out/$name.csv
 graph=(-steps "$steps" -width "$width" -type stencil_1d -kernel "$kernel")
 
-# cores running tasks, as the report counts them
+# Cores running tasks, as the report counts them: the processes that run tasks (not herald's head), times
+# their threads, at most the machine's.
 cores_of() {
+  local n
   case $1 in
-    herald-head) echo $((ranks > 1 ? ranks - 1 : 1)) ;;
-    taskbench-starpu) echo $((ranks * per_rank < cores ? ranks * per_rank : cores)) ;;
-    *) echo $((ranks < cores ? ranks : cores)) ;;
+    herald-head | herald-head-before) n=$((ranks > 1 ? ranks - 1 : 1)) ;;
+    taskbench-starpu) n=$((ranks * per_rank)) ;;
+    *) n=$ranks ;;
   esac
+  echo $((n < cores ? n : cores))
 }
 run_one() {  # system, iterations -> "seconds" (Task Bench's Elapsed Time)
   local system=$1 n=$2 cmd
@@ -69,6 +76,9 @@ run_one() {  # system, iterations -> "seconds" (Task Bench's Elapsed Time)
     herald-head) cmd=("$herald" "${graph[@]}" -iter "$n" -control head -scheduler mapped) ;;
     herald-replicated) cmd=("$herald" "${graph[@]}" -iter "$n" -control replicated -scheduler mapped) ;;
     herald-mpi) cmd=("$herald" "${graph[@]}" -iter "$n" -system mpi) ;;
+    herald-head-before)
+      [[ -x $before/apps/herald-task-bench/herald-task-bench ]] || die "herald-head-before needs --before BUILD_DIR"
+      cmd=("$before/apps/herald-task-bench/herald-task-bench" "${graph[@]}" -iter "$n" -scheduler mapped) ;;
     taskbench-mpi) cmd=("$peer/mpi/nonblock" "${graph[@]}" -iter "$n") ;;
     taskbench-starpu) cmd=(env STARPU_SILENT=1 STARPU_NCPU=$per_rank "$peer/starpu/main" "${graph[@]}" -iter "$n") ;;
     *) die "unknown system '$system'" ;;
@@ -100,10 +110,10 @@ done
   head -1 "$csv"
   for system in "${system_list[@]}"; do grep "^$system," "$csv"; done
 } >"$csv.ordered"
+mv "$csv.ordered" "$csv"
 {
   echo "# bench/taskbench/metg.sh --ranks $ranks --steps $steps --width $width --reps $reps --kernel $kernel"
   echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), Task Bench $(git -C "$peer" rev-parse --short HEAD)"
   echo "# herald: -scheduler mapped (Task Bench's block of points per rank); StarPU: STARPU_NCPU=$per_rank per rank"
-  mpiexec -n 1 "$metg" -from-csv "$csv.ordered"
-} | tee "$out/metg-p$ranks.md"
-mv "$csv.ordered" "$csv"
+  mpiexec -n 1 "$metg" -from-csv "$csv"
+} | tee "$out/$name.md"
