@@ -142,7 +142,7 @@ function(herald_add_mpi_test)
     set(labels mpi ${arg_LABELS})
     if(NOT name STREQUAL arg_NAME)
       list(APPEND environment "HERALD_RUNTIME_CONTROL=replicated")
-      list(APPEND labels replicated)
+      list(APPEND labels replicated twin)
     endif()
     add_test(NAME ${name}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}

@@ -5,7 +5,11 @@
 #
 #   bench/cholesky/run-smpi.sh [--nodes 16,64,100] [--sizes 8192,16384]
 #       [--bandwidths 10Gbps,100Gbps] [--latency 1us] [--strategies nobcast,dynbcast,p2p,mpibcast]
-#       [--tile 512] [--cores 16] [--kernel-times FILE] [--timeout 3600] [--out DIR] [--build DIR]
+#       [--tile 512] [--cores 16] [--kernel-times FILE] [--timeout 3600] [--control head|replicated]
+#       [--out DIR] [--build DIR]
+#
+# --control replicated runs the runtime without a head (docs/runtime.md): one process per node and no more,
+# every one of them computing.
 #
 # The kernels are modelled, not run: each takes the time it took on this machine on one core (measured
 # first with herald-cholesky --calibrate at --tile, or read from --kernel-times), in proportion to its flops
@@ -30,9 +34,11 @@ die() { smpi_die "$@"; }
 
 nodes=16,64,100 sizes=8192,16384 bandwidths=10Gbps,100Gbps latency=1us
 strategies=nobcast,dynbcast,p2p,mpibcast tile=512 cores=16 kernel_times="" timeout=3600
-out=$repo/bench/cholesky/results build=$repo/build-smpi
+out=$repo/bench/cholesky/results build=$repo/build-smpi control=head
 source "$repo/bench/options.sh"
-parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times timeout out build" "$@"
+parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times timeout control out build" "$@"
+[[ $control == head || $control == replicated ]] || die "--control takes head or replicated, not '$control'"
+export HERALD_RUNTIME_CONTROL=$control
 counts_list "$nodes" --nodes
 counts_list "$sizes" --sizes
 [[ $tile =~ ^[1-9][0-9]*$ ]] || die "--tile must be a positive size, not '$tile'"
@@ -68,7 +74,8 @@ failed=0
 IFS=, read -r -a bandwidth_list <<<"$bandwidths"
 IFS=, read -r -a strategy_list <<<"$strategies"
 for p in ${nodes//,/ }; do
-  ranks=$((p + 1))
+  ranks=$p
+  [[ $control == replicated ]] || ranks=$((p + 1))  # the head on a node of its own
   smpi_hostfile "$work/hosts" "$ranks"
   for bw in "${bandwidth_list[@]}"; do
     smpi_flat_platform "$work/platform.xml" "$ranks" "$bw" "$latency"

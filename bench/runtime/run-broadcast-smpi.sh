@@ -6,10 +6,12 @@
 #
 #   bench/runtime/run-broadcast-smpi.sh [--workers 4,8,16,32,64] [--sizes 256K,1M,4M,16M,64M]
 #       [--strategies nobcast,p2p,mpibcast,mpibcast:herald,dynbcast,auto] [--steps 4]
-#       [--bandwidth 100Gbps] [--latency 1us] [--timeout 1800] [--out DIR] [--build DIR]
+#       [--bandwidth 100Gbps] [--latency 1us] [--timeout 1800] [--control head|replicated] [--out DIR]
+#       [--build DIR]
 #       [-- herald-task-bench options]
 #
-# For W workers the job has W+1 ranks. Communication only: the processes' CPU time is not simulated (the
+# For W workers the job has W+1 ranks (--control replicated: W, every one a worker, rank 0 the buffer's
+# owner, with no head). Communication only: the processes' CPU time is not simulated (the
 # tasks are empty; the head's and workers' own work would add the same to every strategy). Sizes take K, M
 # and G suffixes (powers of 1024). Each run is its own smpirun, --timeout seconds at most. Writes into <out>
 # (default bench/runtime/results): broadcast-smpi.csv (every run: workers, bytes, strategy, status,
@@ -27,12 +29,12 @@ export HERALD_RUNTIME_IDLE_SLEEP=${HERALD_RUNTIME_IDLE_SLEEP:-0}
 die() { smpi_die "$@"; }
 
 workers=4,8,16,32,64 sizes=256K,1M,4M,16M,64M strategies=nobcast,p2p,mpibcast,mpibcast:herald,dynbcast,auto
-steps=4 bandwidth=100Gbps latency=1us timeout=1800
+steps=4 bandwidth=100Gbps latency=1us timeout=1800 control=head
 out=$repo/bench/runtime/results build=$repo/build-smpi
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
-    --workers | --sizes | --strategies | --steps | --bandwidth | --latency | --timeout | --out | --build)
+    --workers | --sizes | --strategies | --steps | --bandwidth | --latency | --timeout | --control | --out | --build)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"
       shift 2
@@ -48,6 +50,8 @@ for w in "${counts[@]}"; do [[ $w =~ ^[0-9]+$ && $w -ge 2 ]] || die "--workers t
 [[ $steps =~ ^[0-9]+$ && $steps -ge 1 ]] || die "--steps must be a positive count, not '$steps'"
 [[ $timeout =~ ^[0-9]+$ && $timeout -ge 1 ]] || die "--timeout must be a positive number of seconds"
 
+[[ $control == head || $control == replicated ]] || die "--control takes head or replicated, not '$control'"
+export HERALD_RUNTIME_CONTROL=$control
 smpi_require
 smpi_build "$repo" "$build" herald-task-bench
 bench=$build/apps/herald-task-bench/herald-task-bench
@@ -60,7 +64,8 @@ csv=$out/broadcast-smpi.csv
 echo "workers,bytes,strategy,status,elapsed_s,wall_s" >"$csv"
 failed=0
 for w in "${counts[@]}"; do
-  p=$((w + 1))
+  p=$w
+  [[ $control == replicated ]] || p=$((w + 1))  # the head on a host of its own
   smpi_flat_platform "$work/platform.xml" "$p" "$bandwidth" "$latency"
   smpi_hostfile "$work/hosts" "$p"
   for s in "${size_list[@]}"; do
@@ -87,7 +92,7 @@ for w in "${counts[@]}"; do
   done
 done
 
-command_line="bench/runtime/run-broadcast-smpi.sh --workers $workers --sizes $sizes --strategies $strategies"
+command_line="bench/runtime/run-broadcast-smpi.sh --workers $workers --sizes $sizes --strategies $strategies --control $control"
 command_line+=" --steps $steps --bandwidth $bandwidth --latency $latency${*:+ -- $*}"
 "$(smpi_python)" "$repo/bench/runtime/broadcast_report.py" "$csv" --out "$out" --command "$command_line" \
   --platform "$bandwidth links of $latency, full duplex, non-blocking switch; SimGrid $(smpi_version), $(date -u '+%Y-%m-%d %H:%M UTC')"

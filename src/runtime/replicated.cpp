@@ -24,7 +24,6 @@ double since(std::chrono::steady_clock::time_point t) {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-// dyn tags of broadcasts, as the worker makes them, are the ids; nothing else is needed here.
 }  // namespace
 
 ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,

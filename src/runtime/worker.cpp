@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <new>
 #include <stdexcept>
 #include <thread>
@@ -21,17 +20,6 @@ constexpr int queued_per_thread = 4;
 constexpr auto inline_slice = std::chrono::microseconds(100);
 constexpr std::uint32_t done_batch = 512;
 constexpr auto report_every = std::chrono::microseconds(200);
-
-// A data message: the version, and the broadcast it belongs to (0: a fetch or a read-back) with whether
-// its recipients wait for the head's go.
-std::vector<std::byte> data_body(const Key& key, std::uint64_t broadcast = 0, bool sync = false) {
-  Encoder e;
-  e.put(key.handle).put(key.version).put(broadcast).put(sync);
-  return std::move(e.bytes());
-}
-
-// dyn tags are non-negative ints; broadcasts in flight at once are far fewer than 2^31.
-int dyn_tag(std::uint64_t broadcast) { return static_cast<int>(broadcast % 0x7fffffff); }
 
 Key read_key(Decoder& d) {
   Key k;
@@ -176,13 +164,7 @@ void Worker::set_budget(const Key& key, std::uint32_t uses) {
   if (uses == 0 && store_.find(key)) spend_nothing(key);
 }
 
-Worker::~Worker() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) return;
-  in_flight_.clear();
-  for (auto& [members, comm] : comms_) MPI_Comm_free(&comm);
-}
+Worker::~Worker() = default;
 
 void Worker::broadcast(const BroadcastOrder& order) {
   const bool root = order.root == rank_;
@@ -193,97 +175,35 @@ void Worker::broadcast(const BroadcastOrder& order) {
       for (std::int32_t r : order.recipients)
         recorder->record(
             {.begin = now, .end = now, .a = static_cast<std::int64_t>(order.id), .b = r, .kind = trace::Kind::recipient});
-  }
-  if (order.strategy == BroadcastStrategy::mpibcast || order.strategy == BroadcastStrategy::mpibcast_herald) {
-    std::vector<int> members(order.recipients.begin(), order.recipients.end());
-    members.push_back(order.root);
-    const MPI_Comm comm = group_comm(std::move(members), order);
-    collectives_[comm].push_back({order, root});
-    start_collectives(comm);
-  } else if (!root) {
-    expect_broadcast(order);
-  } else if (const Replica* replica = store_.find(order.key)) {
-    send_broadcast(order, *replica);
-  } else {
-    roots_waiting_[order.key].push_back(order);
-  }
-}
-
-MPI_Comm Worker::group_comm(std::vector<int> members, const BroadcastOrder& order) {
-  std::sort(members.begin(), members.end());
-  if (const auto it = comms_.find(members); it != comms_.end()) return it->second;
-  // Only the members take part: every one of them gets its orders in id order and makes the
-  // communicators it belongs to in that order, so no two members wait for each other in opposite orders.
-  MPI_Group all, group;
-  HERALD_MPI(MPI_Comm_group(settings_.groups, &all));
-  HERALD_MPI(MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &group));
-  MPI_Comm comm = MPI_COMM_NULL;
-  // The tag tells concurrent creations apart; every member knows the broadcast that asks for it first.
-  HERALD_MPI(MPI_Comm_create_group(settings_.groups, group, static_cast<int>(order.id % 32768), &comm));
-  MPI_Group_free(&group);
-  MPI_Group_free(&all);
-  // herald's broadcast makes its private duplicate of a communicator at its first call there. Made now, it
-  // is made in the same order on every member, like the communicator; made at the first broadcast, it could
-  // wait for a root whose data waits for this process. (MPI_Comm_idup never waits, but SimGrid's SMPI has
-  // only the blocking MPI_Comm_dup.) An empty broadcast moves nothing and does just that.
-  if (order.strategy == BroadcastStrategy::mpibcast_herald)
-    herald::ibcast({}, 0, comm, {.algorithm = "auto"}).wait();
-  return comms_.emplace(std::move(members), comm).first->second;
-}
-
-void Worker::start_collectives(MPI_Comm comm) {
-  auto& queue = collectives_[comm];
-  while (!queue.empty()) {
-    Collective& c = queue.front();
-    const Replica* held = c.root ? store_.find(c.order.key) : nullptr;
-    if (c.root && !held) return;  // a later one must not start before it: same order on every member
-    // The communicator's ranks follow the processes' order, as MPI_Group_incl of sorted ranks makes them.
-    int root = 0;
-    for (std::int32_t r : c.order.recipients) root += r < c.order.root ? 1 : 0;
-    InFlight f{c.order, held ? *held : Replica::allocate(c.order.bytes), c.root, {}, {}, {}};
-    if (c.order.strategy == BroadcastStrategy::mpibcast) {
-      const std::span<std::byte> bytes = f.replica.bytes;
-      constexpr std::size_t most = std::numeric_limits<int>::max();
-      for (std::size_t at = 0; at < bytes.size() || at == 0; at += most) {
-        const int count = static_cast<int>(std::min(most, bytes.size() - at));
-        HERALD_MPI(MPI_Ibcast(bytes.data() + at, count, MPI_BYTE, root, comm, &f.mpi.emplace_back()));
-        if (bytes.empty()) break;
-      }
-    } else {
-      f.coll = herald::ibcast(f.replica.bytes, root, comm, {.algorithm = "auto"});
+    if (const auto early = landed_early_.find(order.id); early != landed_early_.end()) {
+      const double at = early->second;
+      recorder->record({.begin = at, .end = at, .a = static_cast<std::int64_t>(order.id), .b = order.root,
+                        .c = static_cast<std::int64_t>(order.bytes), .d = 0,
+                        .e = static_cast<std::int64_t>(order.key.packed()),
+                        .name = recorder->string(to_string(order.strategy)), .kind = trace::Kind::broadcast});
+      landed_early_.erase(early);
+      broadcasts_begun_.erase(order.id);
     }
-    in_flight_.push_back(std::move(f));
-    queue.pop_front();
   }
+  carrier(order.strategy).join(order);
 }
 
-void Worker::send_broadcast(const BroadcastOrder& order, const Replica& replica) {
-  if (order.strategy == BroadcastStrategy::dynbcast) {
-    std::vector<int> recipients(order.recipients.begin(), order.recipients.end());
-    std::vector<int> priorities(order.priorities.begin(), order.priorities.end());
-    dyn::Request request = settings_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id),
-                                                    {.priorities = priorities});
-    in_flight_.push_back({order, replica, true, std::move(request), {}, {}});
-    return;
-  }
-  // p2p: one message to each recipient in turn, most urgent first (the head ordered them); the root's
-  // use of the version ends with the last.
-  auto left = std::make_shared<std::size_t>(order.recipients.size());
-  for (std::int32_t r : order.recipients)
-    channel_.post(r, data_handler, data_body(order.key, order.id, order.sync), replica.bytes, 0,
-                  [this, key = order.key, id = order.id, keep = replica, left] {
-                    if (--*left > 0) return;
-                    trace_broadcast(id, true);
-                    spend(key);
-                  });
+BroadcastCarrier& Worker::carrier(BroadcastStrategy strategy) {
+  const auto at = static_cast<std::size_t>(strategy);
+  if (carriers_.size() <= at) carriers_.resize(at + 1);
+  if (!carriers_[at])
+    carriers_[at] = make_carrier(strategy, {.worker = *this, .channel = channel_, .endpoint = settings_.endpoint,
+                                            .groups = settings_.groups, .rank = rank_});
+  return *carriers_[at];
 }
 
-void Worker::expect_broadcast(const BroadcastOrder& order) {
-  // p2p data comes as a data message naming its broadcast, whenever it comes: nothing to prepare.
-  if (order.strategy != BroadcastStrategy::dynbcast) return;
-  Replica replica = Replica::allocate(order.bytes);
-  dyn::Request request = settings_.endpoint->irecv(replica.bytes, order.root, dyn_tag(order.id));
-  in_flight_.push_back({order, std::move(replica), false, std::move(request), {}, {}});
+void Worker::landed(const BroadcastOrder& order, Replica replica) {
+  broadcast_landed(order.id, order.key, order.sync, std::move(replica));
+}
+
+void Worker::sent(const BroadcastOrder& order) {
+  trace_broadcast(order.id, true);
+  spend(order.key);
 }
 
 void Worker::broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica) {
@@ -308,43 +228,6 @@ void Worker::on_go(const dyn::Channel::Arrival& a) {
     held_for_go_.erase(it);
     arrived(key, std::move(replica));
   }
-}
-
-bool Worker::poll_broadcasts() {
-  bool any = false;
-  // One polling pass of the dynamic broadcast serves every one in flight: a worker holds the receives of
-  // all the broadcasts its tasks will read, posted as their orders come, and a pass per request made each
-  // pass of this loop cost as many passes of the endpoint as there were broadcasts to come.
-  if (std::any_of(in_flight_.begin(), in_flight_.end(),
-                  [](const InFlight& f) { return f.order.strategy == BroadcastStrategy::dynbcast; }))
-    any = settings_.endpoint->progress();
-  for (std::size_t i = 0; i < in_flight_.size();) {
-    InFlight& f = in_flight_[i];
-    bool done = false;
-    if (f.order.strategy == BroadcastStrategy::dynbcast) {
-      done = f.dyn.done();
-    } else if (f.order.strategy == BroadcastStrategy::mpibcast) {
-      int all = 0;
-      HERALD_MPI(MPI_Testall(static_cast<int>(f.mpi.size()), f.mpi.data(), &all, MPI_STATUSES_IGNORE));
-      done = all != 0;
-    } else {
-      done = f.coll.test();
-    }
-    if (!done) {
-      ++i;
-      continue;
-    }
-    InFlight finished = std::move(f);
-    in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (finished.root) {
-      trace_broadcast(finished.order.id, true);
-      spend(finished.order.key);
-    } else {
-      broadcast_landed(finished.order.id, finished.order.key, finished.order.sync, std::move(finished.replica));
-    }
-    any = true;
-  }
-  return any;
 }
 
 void Worker::fetch_inputs(const Local& local) {
@@ -436,13 +319,8 @@ void Worker::arrived(const Key& key, Replica replica) {
     if (!stopped_) send(key, copy, code < 0 ? -1 - code : code, code < 0);
   }
   requested_.erase(key);
-  if (const auto it = roots_waiting_.find(key); it != roots_waiting_.end()) {
-    const std::vector<BroadcastOrder> orders = std::move(it->second);
-    roots_waiting_.erase(it);
-    for (const BroadcastOrder& order : orders) send_broadcast(order, copy);
-  }
-  for (auto& [comm, queue] : collectives_)
-    if (!queue.empty() && queue.front().root && queue.front().order.key == key) start_collectives(comm);
+  for (const auto& c : carriers_)
+    if (c) c->arrived(key, copy);
   if (const auto it = budget_.find(key); it != budget_.end() && it->second == 0) spend_nothing(key);
   if (const auto it = waiting_.find(key); it != waiting_.end()) {
     for (std::uint64_t task : it->second) {
@@ -533,14 +411,19 @@ void Worker::trace_task(trace::Recorder& recorder, const Local& local, double be
 }
 
 void Worker::trace_broadcast(std::uint64_t id, bool root) {
+  trace::Recorder* recorder = trace::recorder();
+  if (!recorder) return;
   const auto begun = broadcasts_begun_.find(id);
-  if (begun == broadcasts_begun_.end()) return;
-  if (trace::Recorder* recorder = trace::recorder()) {
-    const BroadcastOrder& o = begun->second.order;
-    recorder->span(trace::Kind::broadcast, begun->second.at, static_cast<std::int64_t>(o.id), o.root,
-                   static_cast<std::int64_t>(o.bytes), root ? 1 : 0, static_cast<std::int64_t>(o.key.packed()),
-                   recorder->string(to_string(o.strategy)));
+  if (begun == broadcasts_begun_.end()) {
+    // A p2p copy can come before this process has its order (its root got the order first): its part is
+    // recorded when the order comes.
+    if (!root) landed_early_[id] = recorder->now();
+    return;
   }
+  const BroadcastOrder& o = begun->second.order;
+  recorder->span(trace::Kind::broadcast, begun->second.at, static_cast<std::int64_t>(o.id), o.root,
+                 static_cast<std::int64_t>(o.bytes), root ? 1 : 0, static_cast<std::int64_t>(o.key.packed()),
+                 recorder->string(to_string(o.strategy)));
   broadcasts_begun_.erase(begun);
 }
 
@@ -583,7 +466,9 @@ bool Worker::poll() {
     // A process that stops answering and never ends: what its peers must detect without a head.
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  bool any = !in_flight_.empty() && poll_broadcasts();
+  bool any = false;
+  for (const auto& c : carriers_)
+    if (c) any |= c->poll();
   const auto now = std::chrono::steady_clock::now();
   if (pool_) {
     // A few tasks queued per thread, so a thread that finishes one takes the next without waiting for

@@ -3,6 +3,7 @@
 // head's serves the data the program entered; with one rank it also runs every task).
 #pragma once
 
+#include "broadcasts/strategy.hpp"
 #include "kernels.hpp"
 #include "message.hpp"
 #include "pool.hpp"
@@ -12,7 +13,6 @@
 
 #include "../dyn/channel.hpp"
 
-#include <herald/bcast.hpp>
 #include <herald/dyn/endpoint.hpp>
 #include <herald/tracing.hpp>
 
@@ -30,7 +30,7 @@
 
 namespace herald::runtime::detail {
 
-class Worker {
+class Worker final : private Participant {
  public:
   struct Settings {
     int threads = 1;          // 0: kernels run on the polling thread
@@ -116,31 +116,13 @@ class Worker {
   void fetch_inputs(const Local& local);  // asks for the task's inputs held elsewhere
   void spend(const Key& key);          // one use of a budgeted version is done
   void spend_nothing(const Key& key);  // a budgeted version has no use left here: dropped
-  void send_broadcast(const BroadcastOrder& order, const Replica& replica);  // as the root, the data here
-  void expect_broadcast(const BroadcastOrder& order);                        // as a recipient
   void broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica);
   void on_go(const dyn::Channel::Arrival& a);
-  bool poll_broadcasts();
-  // mpibcast: the communicator of exactly these processes (made with MPI_Comm_create_group, so that
-  // no one else takes part), kept for the next broadcast among them.
-  MPI_Comm group_comm(std::vector<int> members, const BroadcastOrder& order);
-  void start_collectives(MPI_Comm comm);  // the queue's front ones whose data is here, in order
-
-  // A broadcast in flight on this process: its order, the replica it reads or fills, and the request.
-  struct InFlight {
-    BroadcastOrder order;
-    Replica replica;
-    bool root = false;
-    dyn::Request dyn;
-    herald::Request coll;            // mpibcast:herald
-    std::vector<MPI_Request> mpi;    // mpibcast: MPI_Ibcast, in pieces of at most INT_MAX bytes
-  };
-  // mpibcast's broadcasts on one communicator: every member starts them in the same order.
-  struct Collective {
-    BroadcastOrder order;
-    bool root = false;
-    bool started = false;
-  };
+  // Participant, for the broadcast carriers.
+  const Replica* held(const Key& key) const override { return store_.find(key); }
+  void landed(const BroadcastOrder& order, Replica replica) override;
+  void sent(const BroadcastOrder& order) override;
+  BroadcastCarrier& carrier(BroadcastStrategy strategy);
 
   dyn::Channel& channel_;
   const std::vector<KernelEntry>& kernels_;
@@ -168,10 +150,8 @@ class Worker {
   std::chrono::steady_clock::time_point last_report_;
   std::uint64_t fetches_ = 0;
   std::uint64_t bytes_fetched_ = 0;
-  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> roots_waiting_;  // rooted here, data not yet
-  std::vector<InFlight> in_flight_;
-  std::map<std::vector<int>, MPI_Comm> comms_;
-  std::map<MPI_Comm, std::deque<Collective>> collectives_;
+  // The carriers of the strategies this process has taken part in, made at the first broadcast of each.
+  std::vector<std::unique_ptr<BroadcastCarrier>> carriers_;
   std::unordered_map<std::uint64_t, std::pair<Key, Replica>> held_for_go_;  // sync: landed, waiting for go
 
   // Traces (herald/tracing.hpp): what a record made at the end needs from the beginning.
@@ -188,6 +168,7 @@ class Worker {
     BroadcastOrder order;
   };
   std::unordered_map<std::uint64_t, BroadcastBegun> broadcasts_begun_;
+  std::unordered_map<std::uint64_t, double> landed_early_;  // p2p copies here before their orders
   std::vector<double> cores_busy_until_;  // modelled kernels: each modelled core's, for its row
 };
 

@@ -23,6 +23,10 @@
 //
 // A registered buffer belongs to the runtime from enter() until the wait() after a read() of it: the
 // program must not write it in between (OpenMP's `target enter data` has the same rule).
+//
+// That is head control, OpenMP Cluster's model. Under replicated control (Options::control) there is no
+// head: every rank runs the program, which must submit the same work everywhere, and each rank runs its
+// own part of every wait()'s graph, as StarPU-MPI does (docs/runtime.md, "Two modes of control").
 #pragma once
 
 #include <herald/runtime/access.hpp>

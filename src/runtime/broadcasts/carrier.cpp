@@ -1,0 +1,25 @@
+#include "strategy.hpp"
+
+#include <herald/error.hpp>
+
+namespace herald::runtime::detail {
+
+std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const CarrierContext& context) {
+  switch (strategy) {
+    case BroadcastStrategy::p2p: return make_p2p(context);
+    case BroadcastStrategy::dynbcast: return make_dynbcast(context);
+    case BroadcastStrategy::mpibcast: return make_mpibcast(context, false);
+    case BroadcastStrategy::mpibcast_herald: return make_mpibcast(context, true);
+    case BroadcastStrategy::nobcast:
+    case BroadcastStrategy::automatic: break;
+  }
+  throw Error(Errc::invalid_argument, "no carrier for broadcast strategy " + to_string(strategy));
+}
+
+std::vector<std::byte> data_body(const Key& key, std::uint64_t broadcast, bool sync) {
+  Encoder e;
+  e.put(key.handle).put(key.version).put(broadcast).put(sync);
+  return std::move(e.bytes());
+}
+
+}  // namespace herald::runtime::detail

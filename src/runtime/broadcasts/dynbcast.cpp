@@ -1,0 +1,85 @@
+// dynbcast: herald's dynamic broadcast (dyn.md): the root sends along a routed, pipelined tree; every
+// recipient posts an ordinary receive for it when its order comes.
+#include "strategy.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+namespace herald::runtime::detail {
+namespace {
+
+// dyn tags are non-negative ints; broadcasts in flight at once are far fewer than 2^31.
+int dyn_tag(std::uint64_t broadcast) { return static_cast<int>(broadcast % 0x7fffffff); }
+
+class DynBcast final : public BroadcastCarrier {
+ public:
+  explicit DynBcast(const CarrierContext& c) : c_(c) {}
+
+  void join(const BroadcastOrder& order) override {
+    if (order.root == c_.rank) {
+      if (const Replica* replica = c_.worker.held(order.key)) return send(order, *replica);
+      waiting_[order.key].push_back(order);
+      return;
+    }
+    Replica replica = Replica::allocate(order.bytes);
+    dyn::Request request = c_.endpoint->irecv(replica.bytes, order.root, dyn_tag(order.id));
+    in_flight_.push_back({order, std::move(replica), false, std::move(request)});
+  }
+
+  void arrived(const Key& key, const Replica& replica) override {
+    const auto it = waiting_.find(key);
+    if (it == waiting_.end()) return;
+    const std::vector<BroadcastOrder> orders = std::move(it->second);
+    waiting_.erase(it);
+    for (const BroadcastOrder& order : orders) send(order, replica);
+  }
+
+  bool poll() override {
+    if (in_flight_.empty()) return false;
+    // One polling pass of the endpoint serves every broadcast in flight: a worker holds the receives of all
+    // the broadcasts its tasks will read, and a pass per request would cost as many passes as broadcasts.
+    bool any = c_.endpoint->progress();
+    for (std::size_t i = 0; i < in_flight_.size();) {
+      if (!in_flight_[i].request.done()) {
+        ++i;
+        continue;
+      }
+      InFlight f = std::move(in_flight_[i]);
+      in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (f.root)
+        c_.worker.sent(f.order);
+      else
+        c_.worker.landed(f.order, std::move(f.replica));
+      any = true;
+    }
+    return any;
+  }
+
+ private:
+  struct InFlight {
+    BroadcastOrder order;
+    Replica replica;
+    bool root;
+    dyn::Request request;
+  };
+
+  void send(const BroadcastOrder& order, const Replica& replica) {
+    std::vector<int> recipients(order.recipients.begin(), order.recipients.end());
+    std::vector<int> priorities(order.priorities.begin(), order.priorities.end());
+    dyn::Request request = c_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id), {.priorities = priorities});
+    in_flight_.push_back({order, replica, true, std::move(request)});
+  }
+
+  CarrierContext c_;
+  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
+  std::vector<InFlight> in_flight_;
+};
+
+}  // namespace
+
+std::unique_ptr<BroadcastCarrier> make_dynbcast(const CarrierContext& context) {
+  return std::make_unique<DynBcast>(context);
+}
+
+}  // namespace herald::runtime::detail

@@ -1,0 +1,51 @@
+// p2p: the root sends a copy to every recipient in turn, most urgent first (the plan ordered them), as
+// data messages naming the broadcast; a recipient has nothing to prepare (the worker's data handler hands
+// the copy on as landed).
+#include "strategy.hpp"
+
+#include <unordered_map>
+#include <vector>
+
+namespace herald::runtime::detail {
+namespace {
+
+class P2p final : public BroadcastCarrier {
+ public:
+  explicit P2p(const CarrierContext& c) : c_(c) {}
+
+  void join(const BroadcastOrder& order) override {
+    if (order.root != c_.rank) return;
+    if (const Replica* replica = c_.worker.held(order.key)) return send(order, *replica);
+    waiting_[order.key].push_back(order);
+  }
+
+  void arrived(const Key& key, const Replica& replica) override {
+    const auto it = waiting_.find(key);
+    if (it == waiting_.end()) return;
+    const std::vector<BroadcastOrder> orders = std::move(it->second);
+    waiting_.erase(it);
+    for (const BroadcastOrder& order : orders) send(order, replica);
+  }
+
+  bool poll() override { return false; }  // the channel's own progress moves the copies
+
+ private:
+  void send(const BroadcastOrder& order, const Replica& replica) {
+    // The root's use of the version ends with its last copy.
+    auto left = std::make_shared<std::size_t>(order.recipients.size());
+    for (std::int32_t r : order.recipients)
+      c_.channel.post(r, data_handler, data_body(order.key, order.id, order.sync), replica.bytes, 0,
+                      [this, order, keep = replica, left] {
+                        if (--*left == 0) c_.worker.sent(order);
+                      });
+  }
+
+  CarrierContext c_;
+  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;  // rooted here, data not yet
+};
+
+}  // namespace
+
+std::unique_ptr<BroadcastCarrier> make_p2p(const CarrierContext& context) { return std::make_unique<P2p>(context); }
+
+}  // namespace herald::runtime::detail
