@@ -252,7 +252,9 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   detail::ReplicatedState* replicated = nullptr;
   std::function<void(std::uint64_t, std::string_view, const std::string&)> report;
   if (control() == Control::replicated)
-    report = [&replicated](std::uint64_t task, std::string_view kernel, const std::string& what) {
+    report = [&replicated, &channel](std::uint64_t task, std::string_view kernel, const std::string& what) {
+      // After the program's part no rank listens for failures: as a worker failing in the head's shutdown.
+      if (!replicated) detail::abort_run(channel.comm(), "rank " + std::to_string(channel.rank()) + ": " + what);
       replicated->failed_here(task, kernel, what);
     };
   detail::Worker worker(channel, s.kernels,
@@ -344,6 +346,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   }
   if (lost) {
     // The lost worker cannot take part in a clean shutdown; the program is told and should MPI_Abort.
+    replicated = nullptr;
     s.head.reset();
     std::rethrow_exception(error);
   }
@@ -359,6 +362,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   }
   // A worker's failure reported after the program's last wait() (serving a release, say) is still raised.
   if (s.head && !error) error = s.head->failure();
+  replicated = nullptr;
   s.head.reset();
   if (error) std::rethrow_exception(error);
 }
