@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <numeric>
+#include <unordered_set>
 
 namespace herald::runtime::detail {
 namespace {
@@ -245,10 +246,6 @@ void ReplicatedState::settle(std::uint32_t index, bool superseded) {
   const Key key{index, h.version};
   const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && h.recipients.size() >= 2;
   if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});
-  // Every rank knows who reads what: the maker sends each reader its copy once it is made, instead of
-  // waiting for the reader to ask (a round trip per transfer on the critical path).
-  if (!broadcast && h.origin == rank_)
-    for (int r : h.recipients) pushes_.push_back({key, r});
   if (superseded && contains(h.holders, rank_)) {
     // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
     // broadcast, or one fetch per recipient). The replica goes once they are done.
@@ -455,17 +452,19 @@ void ReplicatedState::wait() {
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     std::vector<BroadcastOrder> broadcasts = plan_broadcasts();
-    // What comes from elsewhere is sent here unasked (a broadcast, or its maker's push): nothing to fetch.
+    // A broadcast's copy comes unasked; anything else is fetched from its maker when a task needs it.
+    std::unordered_set<Key, KeyHash> received;
+    for (const BroadcastOrder& b : broadcasts)
+      if (b.root != rank_) received.insert(b.key);
     for (TaskOrder& order : orders_)
       for (TaskAccess& a : order.accesses)
-        if (reads(a.mode) && a.source != rank_) a.source = by_broadcast;
+        if (reads(a.mode) && a.source != rank_ && received.contains(a.read)) a.source = by_broadcast;
     stats_.schedule_seconds += since(started);
     if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
     try {
       for (TaskOrder& order : orders_) local_.add_task(std::move(order));
       for (const auto& [key, uses] : budgets_) local_.set_budget(key, uses);
       for (const BroadcastOrder& b : broadcasts) local_.broadcast(b);
-      for (const auto& [key, rank] : pushes_) local_.serve(key, rank, false);
     } catch (...) {
       // The other ranks wait for this one's part: they are told, as of a failing kernel.
       local_.fail("taking its tasks failed: " + describe(std::current_exception()));
@@ -473,7 +472,6 @@ void ReplicatedState::wait() {
     orders_.clear();
     starts_.clear();
     budgets_.clear();
-    pushes_.clear();
     touched_.clear();
     fingerprint_ = 0;
     batch_tasks_ = 0;

@@ -147,7 +147,6 @@ class ReplicatedState final : public Coordinator {
   std::vector<double> starts_;          // their planned starts (heft), to order them
   std::vector<std::pair<Key, std::uint32_t>> budgets_;
   std::vector<Found> found_;
-  std::vector<std::pair<Key, int>> pushes_;  // versions made here, each to a rank that reads it
   std::vector<Access> scratch_;         // a submit's accesses, kept to spare an allocation per task
   std::uint64_t broadcasts_made_ = 0;
   std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out
