@@ -3,6 +3,7 @@
 #include <herald/error.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <array>
 #include <unordered_map>
 
@@ -33,6 +34,23 @@ BroadcastStrategy broadcast_strategy_from_string(std::string_view text) {
 }
 
 namespace detail {
+
+BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint64_t bytes) {
+  BroadcastOrder b;
+  b.id = id;
+  b.key = found.key;
+  b.bytes = bytes;
+  b.root = found.root;
+  std::vector<std::size_t> by_urgency(found.recipients.size());
+  std::iota(by_urgency.begin(), by_urgency.end(), std::size_t{0});
+  std::stable_sort(by_urgency.begin(), by_urgency.end(),
+                   [&](std::size_t x, std::size_t y) { return found.priorities[x] > found.priorities[y]; });
+  for (std::size_t i : by_urgency) {
+    b.recipients.push_back(found.recipients[i]);
+    b.priorities.push_back(found.priorities[i]);
+  }
+  return b;
+}
 
 std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
                                             const std::function<Placement(const Key&)>& before) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "graph.hpp"
+#include "message.hpp"
 
 #include <herald/runtime/broadcast.hpp>
 
@@ -34,6 +35,10 @@ struct FoundBroadcast {
   std::vector<int> priorities;  // per recipient: the highest priority among its tasks reading the version
   std::size_t ready_step = 0;   // 1 + the step writing the version; 0 for one made before the dispatch
 };
+
+// The order of broadcast `id` of `bytes` bytes: its recipients most urgent first, among equals the first
+// to need it.
+BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint64_t bytes);
 
 // Every version read, in `steps`, on at least two processes that neither hold it nor make it, in the order
 // in which the versions become ready (then of their first read). `before` gives the placement of a version

@@ -335,21 +335,8 @@ std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep>
   });
   std::vector<BroadcastOrder> out;
   for (const FoundBroadcast& f : found) {
-    BroadcastOrder b;
-    b.id = ++broadcasts_made_;
-    b.key = f.key;
-    b.bytes = graph_.bytes(f.key.handle);
-    b.root = f.root;
+    BroadcastOrder b = order_of(f, ++broadcasts_made_, graph_.bytes(f.key.handle));
     b.sync = settings_.sync;
-    // Most urgent first; among equals, the first to need it.
-    std::vector<std::size_t> by_urgency(f.recipients.size());
-    std::iota(by_urgency.begin(), by_urgency.end(), std::size_t{0});
-    std::stable_sort(by_urgency.begin(), by_urgency.end(),
-                     [&](std::size_t x, std::size_t y) { return f.priorities[x] > f.priorities[y]; });
-    for (std::size_t i : by_urgency) {
-      b.recipients.push_back(f.recipients[i]);
-      b.priorities.push_back(f.priorities[i]);
-    }
     b.strategy = strategy_for(b);
     ++stats_.broadcasts;
     stats_.broadcast_recipients += b.recipients.size();

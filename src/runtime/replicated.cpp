@@ -245,7 +245,7 @@ void ReplicatedState::settle(std::uint32_t index, bool superseded) {
   if (h.version == 0) return;
   const Key key{index, h.version};
   const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && h.recipients.size() >= 2;
-  if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});
+  if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});  // ready_step: made_by
   if (superseded && contains(h.holders, rank_)) {
     // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
     // broadcast, or one fetch per recipient). The replica goes once they are done.
@@ -320,22 +320,12 @@ BroadcastStrategy ReplicatedState::strategy_for(const BroadcastOrder& b) const {
 std::vector<BroadcastOrder> ReplicatedState::plan_broadcasts() {
   // Every rank found the same broadcasts; numbered in the order their versions were made (a topological
   // order), each rank keeps those it takes part in.
-  std::stable_sort(found_.begin(), found_.end(), [](const Found& a, const Found& b) { return a.made_by < b.made_by; });
+  // ready_step holds the number of the task (or enter) that made the version.
+  std::stable_sort(found_.begin(), found_.end(),
+                   [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.ready_step < b.ready_step; });
   std::vector<BroadcastOrder> mine;
-  for (Found& f : found_) {
-    BroadcastOrder b;
-    b.id = ++broadcasts_made_;
-    b.key = f.key;
-    b.bytes = handles_[f.key.handle].bytes;
-    b.root = f.root;
-    std::vector<std::size_t> by_urgency(f.recipients.size());
-    std::iota(by_urgency.begin(), by_urgency.end(), std::size_t{0});
-    std::stable_sort(by_urgency.begin(), by_urgency.end(),
-                     [&](std::size_t x, std::size_t y) { return f.priorities[x] > f.priorities[y]; });
-    for (std::size_t i : by_urgency) {
-      b.recipients.push_back(f.recipients[i]);
-      b.priorities.push_back(f.priorities[i]);
-    }
+  for (const FoundBroadcast& f : found_) {
+    BroadcastOrder b = order_of(f, ++broadcasts_made_, handles_[f.key.handle].bytes);
     ++stats_.broadcasts;
     stats_.broadcast_recipients += b.recipients.size();
     stats_.broadcast_bytes += b.bytes * b.recipients.size();

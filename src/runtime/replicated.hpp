@@ -11,6 +11,7 @@
 // every wait(); a rank whose neighbour falls silent reports it lost, as the head does without a heartbeat.
 #pragma once
 
+#include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "kernels.hpp"
 #include "message.hpp"
@@ -91,13 +92,6 @@ class ReplicatedState final : public Coordinator {
     Arguments arguments;
     TaskOptions options;
   };
-  struct Found {
-    Key key;
-    int root;
-    std::vector<int> recipients;
-    std::vector<int> priorities;
-    std::uint64_t made_by;
-  };
   enum class Sync : std::uint64_t { wait_start = 1, wait_end = 2, leave = 3 };
 
   void check_usable() const;
@@ -146,7 +140,7 @@ class ReplicatedState final : public Coordinator {
   std::vector<TaskOrder> orders_;       // this rank's tasks since the last wait()
   std::vector<double> starts_;          // their planned starts (heft), to order them
   std::vector<std::pair<Key, std::uint32_t>> budgets_;
-  std::vector<Found> found_;
+  std::vector<FoundBroadcast> found_;  // ready_step: the number of what made the version
   std::vector<Access> scratch_;         // a submit's accesses, kept to spare an allocation per task
   std::uint64_t broadcasts_made_ = 0;
   std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out

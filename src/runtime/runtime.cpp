@@ -268,6 +268,17 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
 
   std::exception_ptr error;
   bool lost = false;
+  // The program, on the ranks that run it; what it throws is raised once the runtime is shut down.
+  const auto run_program = [&] {
+    try {
+      Head head(s);
+      program(head);
+      if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lost = s.head->lost_worker();
+  };
   if (control() == Control::replicated) {
     auto state = std::make_unique<detail::ReplicatedState>(
         channel, worker, s.kernels, names,
@@ -284,14 +295,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         s.id);
     replicated = state.get();
     s.head = std::move(state);
-    try {
-      Head head(s);
-      program(head);
-      if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lost = s.head->lost_worker();
+    run_program();
     if (!lost) {
       try {
         replicated->leave();
@@ -313,14 +317,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                              .idle_sleep = *s.options.idle_sleep,
                              .endpoint = s.endpoint.get()},
         s.id);
-    try {
-      Head head(s);
-      program(head);
-      if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
-    } catch (...) {
-      error = std::current_exception();
-    }
-    lost = s.head->lost_worker();
+    run_program();
     if (!lost) {
       for (int r = 1; r < size(); ++r) channel.post(r, detail::stop_handler, {}, {}, 0, {});
     }
