@@ -14,6 +14,7 @@
 set -euo pipefail
 die() { echo "metg.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+command_line="bench/taskbench/metg.sh $*"
 ranks=2 steps=100 width= iters= reps=5 kernel=compute_bound build=$repo/build peer= before= out=$repo/bench/taskbench/results
 systems=herald-head,herald-replicated,herald-mpi,taskbench-starpu,taskbench-mpi
 while (($#)); do
@@ -112,8 +113,8 @@ done
 } >"$csv.ordered"
 mv "$csv.ordered" "$csv"
 {
-  echo "# bench/taskbench/metg.sh --ranks $ranks --steps $steps --width $width --reps $reps --kernel $kernel"
+  echo "# $command_line (steps $steps, width $width, reps $reps, kernel $kernel, -iter $iters)"
   echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), Task Bench $(git -C "$peer" rev-parse --short HEAD)"
   echo "# herald: -scheduler mapped (Task Bench's block of points per rank); StarPU: STARPU_NCPU=$per_rank per rank"
-  mpiexec -n 1 "$metg" -from-csv "$csv"
+  (cd "$out" && mpiexec -n 1 "$metg" -from-csv "$(basename "$csv")")
 } | tee "$out/$name.md"
