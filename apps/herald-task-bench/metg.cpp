@@ -4,8 +4,8 @@
 //   mpiexec -n 2 herald-task-bench-metg -steps 200 -width 8 -type stencil_1d -kernel busy_wait -threads 0
 //
 // One graph (Task Bench's flags) runs at a sweep of kernel sizes (-iter), from large to small. Per size and
-// repetition, the runtime (runtime_graph.hpp) and the MPI baseline (mpi_graph.hpp) each run the graph once,
-// in alternating order, after one untimed warm-up run of each. The METG follows Task Bench's own analysis
+// repetition, the runtime (runtime_graph.hpp) under each control of -controls and the MPI baseline
+// (mpi_graph.hpp) each run the graph once, in an order that rotates, after one untimed warm-up run of each. The METG follows Task Bench's own analysis
 // (metg_rule.hpp): efficiency is each system's work per second (FLOPs; bytes or kernel iterations for
 // kernels that count no FLOPs) over its own rate with the largest tasks of the sweep, granularity is
 // elapsed seconds x cores / tasks, and the METG is the finest granularity still at 50% or more,
@@ -15,11 +15,12 @@
 // cores of the job's nodes (with more processes than cores, the machine's). A point whose repetitions
 // spread by more than -spread of their median is run again, up to -max-reps times; what makes a figure
 // doubtful (an efficiency above 1 beyond the spread, no size under 50%) is printed under it. Rank 0 prints
-// the table and both METGs; -csv writes every run.
+// the table and every system's METG; -csv writes every run. -from-csv FILE rates runs measured elsewhere
+// (system,iterations,seconds,cores,tasks,work; bench/taskbench/metg.sh) by the same rule.
 //
 // Own options: -iters N,N,... (default: 2^20 down to 2^3 iterations, halving), -reps N (default 5),
-// -spread F (default 0.1), -max-reps N (default 15), -csv FILE, and the runtime's -threads N and
-// -scheduler S.
+// -spread F (default 0.1), -max-reps N (default 15), -csv FILE, -controls head,replicated (the default),
+// and the runtime's -threads N and -scheduler S.
 #include "driver_main.hpp"
 #include "kernel.hpp"
 #include "metg_rule.hpp"
