@@ -144,6 +144,7 @@ void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t i
     }
     place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, r, 0);
   }
+  if (exit && !h.exit) exits_.push_back(index);
   h.exit = h.exit || exit;
 }
 
@@ -495,9 +496,8 @@ void ReplicatedState::wait() {
       throw *failure_;
     }
     // exit(): the owner's buffer is the value again; every other replica of it goes.
-    for (std::uint32_t index = 0; index < handles_.size(); ++index) {
+    for (std::uint32_t index : exits_) {
       Handle& h = handles_[index];
-      if (!h.exit) continue;
       h.exit = false;
       const Key key{index, h.version};
       local_.store().release(key);
@@ -505,6 +505,7 @@ void ReplicatedState::wait() {
       h.origin = h.owner;
       h.holders.assign(1, h.owner);
     }
+    exits_.clear();
   } catch (...) {
     broken_ = true;
     throw;

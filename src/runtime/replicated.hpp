@@ -136,6 +136,7 @@ class ReplicatedState final : public Coordinator {
   std::uint64_t batch_tasks_ = 0;      // tasks submitted since the last wait() (round_robin)
   std::uint64_t fingerprint_ = 0;      // of everything submitted since the last wait()
   std::vector<std::uint32_t> touched_;  // handles used since the last wait()
+  std::vector<std::uint32_t> exits_;    // handles exit() named since the last wait()
   std::vector<Deferred> deferred_;
   std::vector<TaskOrder> orders_;       // this rank's tasks since the last wait()
   std::vector<double> starts_;          // their planned starts (heft), to order them

@@ -19,7 +19,7 @@ class DynBcast final : public BroadcastCarrier {
   void join(const BroadcastOrder& order) override {
     if (order.root == c_.rank) {
       if (const Replica* replica = c_.worker.held(order.key)) return send(order, *replica);
-      waiting_[order.key].push_back(order);
+      waiting_.add(order);
       return;
     }
     Replica replica = Replica::allocate(order.bytes);
@@ -28,11 +28,7 @@ class DynBcast final : public BroadcastCarrier {
   }
 
   void arrived(const Key& key, const Replica& replica) override {
-    const auto it = waiting_.find(key);
-    if (it == waiting_.end()) return;
-    const std::vector<BroadcastOrder> orders = std::move(it->second);
-    waiting_.erase(it);
-    for (const BroadcastOrder& order : orders) send(order, replica);
+    for (const BroadcastOrder& order : waiting_.take(key)) send(order, replica);
   }
 
   bool poll() override {
@@ -72,7 +68,7 @@ class DynBcast final : public BroadcastCarrier {
   }
 
   CarrierContext c_;
-  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
+  PendingRoots waiting_;
   std::vector<InFlight> in_flight_;
 };
 

@@ -16,15 +16,11 @@ class P2p final : public BroadcastCarrier {
   void join(const BroadcastOrder& order) override {
     if (order.root != c_.rank) return;
     if (const Replica* replica = c_.worker.held(order.key)) return send(order, *replica);
-    waiting_[order.key].push_back(order);
+    waiting_.add(order);
   }
 
   void arrived(const Key& key, const Replica& replica) override {
-    const auto it = waiting_.find(key);
-    if (it == waiting_.end()) return;
-    const std::vector<BroadcastOrder> orders = std::move(it->second);
-    waiting_.erase(it);
-    for (const BroadcastOrder& order : orders) send(order, replica);
+    for (const BroadcastOrder& order : waiting_.take(key)) send(order, replica);
   }
 
   bool poll() override { return false; }  // the channel's own progress moves the copies
@@ -41,7 +37,7 @@ class P2p final : public BroadcastCarrier {
   }
 
   CarrierContext c_;
-  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;  // rooted here, data not yet
+  PendingRoots waiting_;
 };
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include <mpi.h>
 
 #include <memory>
+#include <unordered_map>
+#include <vector>
 
 namespace herald::runtime::detail {
 
@@ -47,6 +49,23 @@ struct CarrierContext {
   dyn::Endpoint* endpoint;   // dynbcast
   MPI_Comm groups;           // the parent of mpibcast's communicators (every process)
   int rank;
+};
+
+// Broadcasts rooted here whose version is not made yet, by version: sent once it is (arrived()).
+class PendingRoots {
+ public:
+  void add(const BroadcastOrder& order) { waiting_[order.key].push_back(order); }
+  // The orders waiting for `key`, removed.
+  std::vector<BroadcastOrder> take(const Key& key) {
+    const auto it = waiting_.find(key);
+    if (it == waiting_.end()) return {};
+    std::vector<BroadcastOrder> orders = std::move(it->second);
+    waiting_.erase(it);
+    return orders;
+  }
+
+ private:
+  std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
 };
 
 // The carrier of a strategy (never nobcast or automatic, which the plan resolves before).
