@@ -10,7 +10,9 @@
 #   HERALD_TEST_LARGE   1: also run the tests labelled "large" (a broadcast above 2 GiB); 0: skip them;
 #                       unset: run them when the machine has at least 12 GiB of memory
 #   HERALD_CMAKE_ARGS   extra configure arguments, e.g. "-DHERALD_SANITIZE=ON"
-#   HERALD_CTEST_ARGS   extra ctest arguments, e.g. "-L unit"
+#   HERALD_CTEST_ARGS   extra ctest arguments, e.g. "-L unit"; give labels to skip in HERALD_TEST_EXCLUDE,
+#                       not as -LE here: ctest keeps only one -LE
+#   HERALD_TEST_EXCLUDE labels to skip, separated by "|", e.g. "twin" (added to "large" when that is skipped)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,10 +50,21 @@ if [[ -z "$large" ]]; then
   mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
   large=$(( mem_kib >= 12 * 1024 * 1024 ? 1 : 0 ))
 fi
-filter=()
+# ctest honours a single -LE, so every label to skip goes into one regular expression.
+exclude=${HERALD_TEST_EXCLUDE:-}
 if [[ "$large" != 1 ]]; then
-  filter=(-LE large)
+  exclude=${exclude:+$exclude|}large
   echo "test.sh: skipping tests labelled 'large' (set HERALD_TEST_LARGE=1 to run them)"
+fi
+for arg in "${extra_ctest[@]}"; do
+  if [[ "$arg" == -LE || "$arg" == --label-exclude ]]; then
+    echo "test.sh: give labels to skip in HERALD_TEST_EXCLUDE, not as $arg in HERALD_CTEST_ARGS (ctest keeps only one -LE)" >&2
+    exit 2
+  fi
+done
+filter=()
+if [[ -n "$exclude" ]]; then
+  filter=(-LE "^($exclude)\$")
 fi
 
 cmake -S "$repo" -B "$build" "${configure[@]}" "${extra_configure[@]}"
