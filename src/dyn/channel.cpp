@@ -1,4 +1,6 @@
-#include "channel.hpp"
+#include <herald/dyn/channel.hpp>
+
+#include "../core/mpi/check.hpp"
 
 #include <herald/algorithms.hpp>
 #include <herald/dyn/wire.hpp>
@@ -26,7 +28,7 @@ constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
 
 }  // namespace
 
-Channel::Channel(MPI_Comm parent, const Options& options) : comm_(parent), options_(options) {
+Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   if (options_.max_piece == 0 || options_.max_piece > max_message_bytes) options_.max_piece = max_message_bytes;
   if (options_.max_in_flight < 1) options_.max_in_flight = 1;
   options_.max_inline = std::min(options_.max_inline, options_.max_piece);
@@ -34,14 +36,16 @@ Channel::Channel(MPI_Comm parent, const Options& options) : comm_(parent), optio
     throw Error(Errc::invalid_argument, "a frame slot of " + std::to_string(options_.slot_bytes) +
                                             " bytes; it must be in " + std::to_string(min_slot_bytes) + ".." +
                                             std::to_string(max_message_bytes));
-  rank_ = comm_.rank();
-  size_ = comm_.size();
+  comm_ = std::make_unique<mpi::Communicator>(parent);
+  raw_ = comm_->get();
+  rank_ = comm_->rank();
+  size_ = comm_->size();
   bulk_streams_.assign(static_cast<std::size_t>(size_), 0);
   slots_.resize(options_.slot_bytes * slot_count);
   slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
   for (int i = 0; i < slot_count; ++i) {
     HERALD_MPI(MPI_Recv_init(slots_.data() + options_.slot_bytes * i, static_cast<int>(options_.slot_bytes), MPI_BYTE, MPI_ANY_SOURCE,
-                             frame_tag, comm_.get(), &slot_requests_[i]));
+                             frame_tag, raw_, &slot_requests_[i]));
     HERALD_MPI(MPI_Start(&slot_requests_[i]));
   }
 }
@@ -105,7 +109,7 @@ bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std:
   }
   put_frame(quick_, id, 0, body, payload);  // the same bytes post() would queue for this message
   MPI_Request request;
-  HERALD_MPI(MPI_Isend(quick_.data(), static_cast<int>(quick_.size()), MPI_BYTE, dest, frame_tag, comm_.get(),
+  HERALD_MPI(MPI_Isend(quick_.data(), static_cast<int>(quick_.size()), MPI_BYTE, dest, frame_tag, raw_,
                        &request));
   int done = 0;
   HERALD_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
@@ -166,7 +170,7 @@ void Channel::receive_later(std::span<std::byte> into, Done arrived) {
   for (std::size_t at = 0; at < into.size(); at += options_.max_piece) {
     const int count = static_cast<int>(std::min(options_.max_piece, into.size() - at));
     MPI_Request request;
-    HERALD_MPI(MPI_Irecv(into.data() + at, count, MPI_BYTE, current_.source, payload_tag, comm_.get(), &request));
+    HERALD_MPI(MPI_Irecv(into.data() + at, count, MPI_BYTE, current_.source, payload_tag, raw_, &request));
     track(request, transfer);
   }
 }
@@ -219,7 +223,7 @@ bool Channel::start_payloads() {
     }
     MPI_Request request;
     HERALD_MPI(MPI_Isend(it->bytes.data(), static_cast<int>(it->bytes.size()), MPI_BYTE, it->dest, payload_tag,
-                         comm_.get(), &request));
+                         raw_, &request));
     requests_.push_back(request);
     owners_.push_back(std::move(it->transfer));
     bulk_.push_back({bulk ? it->dest : -1, grouped ? it->group : 0, it->bytes.size()});
@@ -275,7 +279,7 @@ void Channel::handle(int source, std::span<const std::byte> bytes) {
     // The sender put the frame on the wire together with its stub, so this receive waits only for the
     // transfer itself; frames from this source after the stub are not looked at before it is handled.
     inbox_.resize(static_cast<std::size_t>(frame.payload));
-    HERALD_MPI(MPI_Recv(inbox_.data(), static_cast<int>(inbox_.size()), MPI_BYTE, source, long_frame_tag, comm_.get(),
+    HERALD_MPI(MPI_Recv(inbox_.data(), static_cast<int>(inbox_.size()), MPI_BYTE, source, long_frame_tag, raw_,
                         MPI_STATUS_IGNORE));
     frame = decode_frame(inbox_);
     if (frame.handler == long_frame)
@@ -362,11 +366,11 @@ bool Channel::start_sends() {
     if (!transfer->long_frame.empty()) {
       // Before its stub, so the receiver finds it posted when the stub arrives.
       HERALD_MPI(MPI_Isend(transfer->long_frame.data(), static_cast<int>(transfer->long_frame.size()), MPI_BYTE,
-                           item.dest, long_frame_tag, comm_.get(), &request));
+                           item.dest, long_frame_tag, raw_, &request));
       track(request, transfer);
     }
     HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, item.dest,
-                         frame_tag, comm_.get(), &request));
+                         frame_tag, raw_, &request));
     track(request, transfer);
     send_payload(item.dest, item.payload, transfer, item.group);
     ++in_flight_;

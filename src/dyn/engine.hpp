@@ -2,9 +2,10 @@
 // posted receives, and the optional progress thread. Every member function expects `mutex` held.
 #pragma once
 
-#include "channel.hpp"
+#include "../core/mpi/check.hpp"
 #include "recycler.hpp"
 
+#include <herald/dyn/channel.hpp>
 #include <herald/dyn/endpoint.hpp>
 #include <herald/dyn/matcher.hpp>
 #include <herald/dyn/route.hpp>

@@ -14,7 +14,7 @@
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 
-#include "bulk.hpp"
+#include <herald/dyn/bulk.hpp>
 
 #include <algorithm>
 #include <array>

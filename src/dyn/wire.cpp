@@ -1,3 +1,4 @@
+#include <herald/codec.hpp>
 #include <herald/dyn/wire.hpp>
 #include <herald/error.hpp>
 
@@ -16,59 +17,8 @@ namespace {
   throw Error(Errc::invalid_argument, "malformed dynamic-broadcast message: " + what);
 }
 
-template <class U>
-U byteswap(U v) {
-  U r = 0;
-  for (std::size_t i = 0; i < sizeof(U); ++i, v >>= 8) r = static_cast<U>((r << 8) | (v & 0xffu));
-  return r;
-}
-
-// Writes fixed-width little-endian integers and raw bytes into room made for all of them at once (growing
-// a vector once per field costs several times the writes themselves). The room must be exactly the size
-// the fields need, checked once up front: a check per field would cost as much as the writes.
-class Writer {
- public:
-  Writer(std::span<std::byte> room, std::size_t needed) : at_(room.data()) {
-    if (room.size() != needed)
-      throw std::logic_error("wire writer: " + std::to_string(room.size()) + " bytes of room for " +
-                             std::to_string(needed));
-  }
-  template <class T>
-  void put(T value) {
-    auto bits = static_cast<std::make_unsigned_t<T>>(value);
-    if constexpr (std::endian::native == std::endian::big) bits = byteswap(bits);
-    std::memcpy(at_, &bits, sizeof bits);
-    at_ += sizeof bits;
-  }
-  void put_bytes(std::span<const std::byte> bytes) {
-    if (!bytes.empty()) std::memcpy(at_, bytes.data(), bytes.size());
-    at_ += bytes.size();
-  }
-
- private:
-  std::byte* at_;
-};
-
-// Reads fixed-width little-endian integers; the caller checks the length first.
-class Reader {
- public:
-  explicit Reader(std::span<const std::byte> bytes) : bytes_(bytes) {}
-  template <class T>
-  T get() {
-    // One load rather than a loop over the bytes (compilers do not always merge that loop).
-    std::make_unsigned_t<T> bits = 0;
-    std::memcpy(&bits, bytes_.subspan(at_, sizeof(T)).data(), sizeof(T));
-    if constexpr (std::endian::native == std::endian::big) bits = byteswap(bits);
-    at_ += sizeof(T);
-    return static_cast<T>(bits);
-  }
-  std::size_t left() const noexcept { return bytes_.size() - at_; }
-  std::span<const std::byte> rest() const noexcept { return bytes_.subspan(at_); }
-
- private:
-  std::span<const std::byte> bytes_;
-  std::size_t at_ = 0;
-};
+using codec::Reader;
+using codec::Writer;
 
 }  // namespace
 
@@ -80,8 +30,8 @@ void write_frame(std::span<std::byte> out, std::uint16_t handler, std::uint64_t 
   w.put(handler);
   w.put(std::uint32_t{carried ? 1u : 0u});
   w.put(carried ? std::uint64_t{inline_payload.size()} : payload);
-  w.put_bytes(body);
-  w.put_bytes(inline_payload);
+  w.put_raw(body);
+  w.put_raw(inline_payload);
 }
 
 std::vector<std::byte> encode_frame(std::uint16_t handler, std::uint64_t payload, std::span<const std::byte> body,
@@ -95,7 +45,7 @@ Frame decode_frame(std::span<const std::byte> bytes) {
   if (bytes.size() < frame_bytes)
     malformed("frame of " + std::to_string(bytes.size()) + " bytes is shorter than its " +
               std::to_string(frame_bytes) + "-byte envelope");
-  Reader r(bytes);
+  Reader r(bytes, "dynamic-broadcast message");
   if (r.get<std::uint16_t>() != frame_magic) malformed("frame does not start with herald's magic number");
   Frame frame;
   frame.handler = r.get<std::uint16_t>();
@@ -166,7 +116,7 @@ Header decode_header(std::span<const std::byte> bytes) {
   if (bytes.size() < header_fixed_bytes)
     malformed("header of " + std::to_string(bytes.size()) + " bytes is shorter than the " +
               std::to_string(header_fixed_bytes) + " bytes every header has");
-  Reader r(bytes);
+  Reader r(bytes, "dynamic-broadcast message");
   const auto version = r.get<std::uint8_t>();
   if (version != header_version)
     malformed("header version " + std::to_string(version) + " (this herald speaks " +

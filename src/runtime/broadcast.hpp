@@ -4,7 +4,7 @@
 #pragma once
 
 #include "graph.hpp"
-#include "message.hpp"
+#include "protocol/messages.hpp"
 
 #include <herald/runtime/broadcast.hpp>
 

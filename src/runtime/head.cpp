@@ -1,6 +1,7 @@
 #include "head.hpp"
 #include "idle.hpp"
 #include "mapping.hpp"
+#include "protocol/post.hpp"
 
 #include <herald/tracing.hpp>
 
@@ -40,6 +41,7 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
   channel_.on(got_handler, [this](const auto& a) { on_got(a); });
   channel_.on(heartbeat_handler, [this](const auto& a) {
     channel_.receive_payload({}, [] {});
+    msg::decode<msg::Heartbeat>(a.body);
     heard(a.source);
   });
 }
@@ -182,10 +184,8 @@ void HeadState::dispatch() {
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return plan.tasks[a].start < plan.tasks[b].start; });
 
-  // One message per rank: its task count (written last), its tasks, then its budgets.
-  std::vector<Encoder> batches(static_cast<std::size_t>(size_));
-  for (Encoder& b : batches) b.put(std::uint32_t{0});
-  std::vector<std::uint32_t> counts(static_cast<std::size_t>(size_), 0);
+  // One Tasks message per rank, written as the plan is walked.
+  std::vector<msg::TasksWriter> batches(static_cast<std::size_t>(size_));
   // Per version and holder, in the version's batch_uses: this batch's reads there and the transfers it
   // serves. Where the version is already superseded, the holder drops its replica once those are done,
   // without waiting for the head.
@@ -218,9 +218,9 @@ void HeadState::dispatch() {
   for (std::size_t i : order) {
     Pending& task = pending_[i];
     const int rank = rank_of_worker(plan.tasks[i].worker);
-    Encoder& batch = batches[static_cast<std::size_t>(rank)];
-    encode_task_header(batch, {task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
-                               static_cast<std::uint32_t>(task.accesses.size())});
+    msg::TasksWriter& batch = batches[static_cast<std::size_t>(rank)];
+    batch.task(task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
+               static_cast<std::uint32_t>(task.accesses.size()));
     Running running{rank, task.kernel, 0, {}, {}};
     for (const Resolved& r : task.accesses) {
       TaskAccess a;
@@ -252,14 +252,13 @@ void HeadState::dispatch() {
         v.holders = {rank};
         running.writes.push_back({r.handle, r.written});
       }
-      encode(batch, a);
+      batch.access(a);
     }
-    batch.put_bytes(task.arguments);
-    ++counts[static_cast<std::size_t>(rank)];
+    batch.arguments(task.arguments);
     ++outstanding_[static_cast<std::size_t>(rank)];
     running_.emplace(task.id, std::move(running));
   }
-  std::vector<std::vector<std::pair<Key, std::uint32_t>>> budgets(static_cast<std::size_t>(size_));
+  std::vector<std::vector<Budget>> budgets(static_cast<std::size_t>(size_));
   std::unordered_set<Key, KeyHash> read_back;
   for (const PendingRead& r : reads_) read_back.insert(r.key);
   for (const Key& key : used) {
@@ -285,15 +284,10 @@ void HeadState::dispatch() {
   for (int r = 0; r < size_; ++r) {
     if (r == 0 && size_ > 1) continue;  // the head's own part is below
     const auto ri = static_cast<std::size_t>(r);
-    if (counts[ri] == 0 && budgets[ri].empty() && parts[ri].empty()) continue;
-    Encoder& message = batches[ri];
-    message.put_at(0, counts[ri]);
-    message.put(static_cast<std::uint32_t>(budgets[ri].size()));
-    for (const auto& [key, n] : budgets[ri]) message.put(key.handle).put(key.version).put(n);
-    message.put(static_cast<std::uint32_t>(parts[ri].size()));
-    for (const BroadcastOrder* b : parts[ri]) encode(message, *b);
+    if (batches[ri].tasks() == 0 && budgets[ri].empty() && parts[ri].empty()) continue;
     ++*batches_left;
-    channel_.post(r, tasks_handler, message.bytes(), {}, 0, [batches_left] { --*batches_left; });
+    channel_.post(r, msg::Tasks::kind, batches[ri].finish(budgets[ri], parts[ri]), {}, 0,
+                  [batches_left] { --*batches_left; });
   }
   if (size_ > 1 && !parts[0].empty()) {
     // The head roots these (data the program entered). MPI_Comm_create_group blocks until every member
@@ -317,9 +311,7 @@ void HeadState::dispatch() {
     }
     ++reads_left_;
     readbacks_[read.key].push_back(read.exit);
-    Encoder e;
-    e.put(read.key.handle).put(read.key.version).put(true);
-    channel_.post(v.origin, fetch_handler, e.bytes(), {}, 0, {});
+    post(channel_, v.origin, msg::Fetch{read.key, true});
   }
   pending_.clear();
   reads_.clear();
@@ -362,16 +354,14 @@ BroadcastStrategy HeadState::strategy_for(const BroadcastOrder& b) const {
 void HeadState::on_got(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
   heard(a.source);
-  Decoder d(a.body);
-  const auto id = d.get<std::uint64_t>();
+  const auto id = msg::decode<msg::Got>(a.body).broadcast;
   const auto it = awaiting_go_.find(id);
   if (it == awaiting_go_.end())
     throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " reports broadcast " +
                                             std::to_string(id) + ", which is not waiting for its recipients");
   if (--it->second.first > 0) return;
-  Encoder e;
-  e.put(std::uint32_t{1}).put(id);
-  for (std::int32_t r : it->second.second) channel_.post(r, go_handler, e.bytes(), {}, 0, {});
+  const msg::Go go{{id}};
+  for (std::int32_t r : it->second.second) post(channel_, r, go);
   awaiting_go_.erase(it);
 }
 
@@ -383,8 +373,7 @@ void HeadState::land(const Key& key, bool exit) {
 
 void HeadState::on_readback(const dyn::Channel::Arrival& a) {
   heard(a.source);
-  Decoder d(a.body);
-  const Key key{d.get<std::uint32_t>(), d.get<std::uint32_t>()};
+  const Key key = msg::decode<msg::Readback>(a.body).key;
   const auto waiting = readbacks_.find(key);
   if (waiting == readbacks_.end() || waiting->second.empty())
     throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " sent a value nobody asked for");
@@ -405,11 +394,8 @@ void HeadState::on_readback(const dyn::Channel::Arrival& a) {
 void HeadState::on_done(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
   heard(a.source);
-  Decoder d(a.body);
-  const auto n = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const auto task = d.get<std::uint64_t>();
-    const auto seconds = d.get<double>();
+  const auto done = msg::decode<msg::Done>(a.body);
+  for (const auto& [task, seconds] : done.completions) {
     const auto it = running_.find(task);
     if (it == running_.end())
       throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " reports task " +
@@ -428,17 +414,15 @@ void HeadState::on_done(const dyn::Channel::Arrival& a) {
     for (const Key& k : r.reads) reader_done(k);
   }
   WorkerStats& w = worker_stats_.at(static_cast<std::size_t>(a.source));
-  w.fetches = d.get<std::uint64_t>();
-  w.bytes = d.get<std::uint64_t>();
-  w.peak = d.get<std::uint64_t>();
+  w.fetches = done.fetches;
+  w.bytes = done.bytes;
+  w.peak = done.peak;
 }
 
 void HeadState::on_failure(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
   heard(a.source);
-  Decoder d(a.body);
-  const auto task = d.get<std::uint64_t>();
-  const std::string what = d.get_string();
+  const auto [task, what] = msg::decode<msg::Failure>(a.body);
   if (task == no_task) {  // the worker itself failed, outside any kernel
     if (!failure_) failure_.emplace(Errc::task_failed, "worker " + std::to_string(a.source) + ": " + what);
     return;
@@ -490,10 +474,7 @@ void HeadState::flush_releases() {
   for (std::size_t r = 0; r < release_batches_.size(); ++r) {
     auto& keys = release_batches_[r];
     if (keys.empty()) continue;
-    Encoder e;
-    e.put(static_cast<std::uint32_t>(keys.size()));
-    for (const Key& k : keys) e.put(k.handle).put(k.version);
-    channel_.post(static_cast<int>(r), release_handler, e.bytes(), {}, 0, {});
+    post(channel_, static_cast<int>(r), msg::Release{keys});
     keys.clear();
   }
 }

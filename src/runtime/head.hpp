@@ -5,7 +5,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "graph.hpp"
-#include "message.hpp"
+#include "protocol/messages.hpp"
 #include "worker.hpp"
 
 #include <herald/error.hpp>

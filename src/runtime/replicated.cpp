@@ -2,6 +2,7 @@
 
 #include "idle.hpp"
 #include "mapping.hpp"
+#include "protocol/post.hpp"
 
 #include <herald/tracing.hpp>
 
@@ -35,8 +36,9 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
   channel_.on(lost_handler, [this](const auto& a) { on_lost(a); });
-  channel_.on(heartbeat_handler, [this](const auto&) {
+  channel_.on(heartbeat_handler, [this](const auto& a) {
     channel_.receive_payload({}, [] {});
+    msg::decode<msg::Heartbeat>(a.body);
     heard_ = std::chrono::steady_clock::now();
   });
 }
@@ -357,7 +359,7 @@ void ReplicatedState::serve_until(Done done) {
     }
     if (lost_) throw *failure_;
     if (size_ > 1 && since(told_) >= settings_.heartbeat) {
-      channel_.post(next, heartbeat_handler, {}, {}, 0, {});
+      post(channel_, next, msg::Heartbeat{});
       told_ = std::chrono::steady_clock::now();
     }
     if (size_ > 1 && since(heard_) > settings_.timeout) {
@@ -390,19 +392,18 @@ bool ReplicatedState::agree(Sync kind, std::uint64_t value) {
 void ReplicatedState::lose(const std::string& why) {
   lost_ = true;
   if (!failure_ || failure_->code() != Errc::worker_lost) failure_.emplace(Errc::worker_lost, why);
-  Encoder e;
-  e.put_string(why);
+  const msg::Lost lost{why};
   for (int r = 0; r < size_; ++r)
-    if (r != rank_) channel_.post(r, lost_handler, e.bytes(), {}, 0, {});
+    if (r != rank_) post(channel_, r, lost);
   channel_.flush();
   throw *failure_;
 }
 
 void ReplicatedState::on_lost(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  Decoder d(a.body);
+  const auto lost = msg::decode<msg::Lost>(a.body);
   lost_ = true;
-  failure_.emplace(Errc::worker_lost, "rank " + std::to_string(a.source) + " reports: " + d.get_string());
+  failure_.emplace(Errc::worker_lost, "rank " + std::to_string(a.source) + " reports: " + lost.why);
 }
 
 void ReplicatedState::failed_here(std::uint64_t task, std::string_view kernel, const std::string& what) {
@@ -410,10 +411,9 @@ void ReplicatedState::failed_here(std::uint64_t task, std::string_view kernel, c
   const std::string message = task == no_task ? "worker " + std::to_string(rank_) + ": " + what
                                               : task_name(task, kernel) + " failed on rank " + std::to_string(rank_) +
                                                     ": " + what;
-  Encoder e;
-  e.put_string(message);
+  const msg::Failure failure{task, message};
   for (int r = 0; r < size_; ++r)
-    if (r != rank_) channel_.post(r, failure_handler, e.bytes(), {}, 0, {});
+    if (r != rank_) post(channel_, r, failure);
   channel_.flush();
   failed_somewhere_ = true;
   if (!failure_) failure_.emplace(Errc::task_failed, message);
@@ -421,8 +421,7 @@ void ReplicatedState::failed_here(std::uint64_t task, std::string_view kernel, c
 
 void ReplicatedState::on_failure(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  Decoder d(a.body);
-  std::string message = d.get_string();
+  std::string message = msg::decode<msg::Failure>(a.body).what;
   failed_somewhere_ = true;
   if (!failure_) failure_.emplace(Errc::task_failed, std::move(message));
 }

@@ -14,7 +14,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "kernels.hpp"
-#include "message.hpp"
+#include "protocol/messages.hpp"
 #include "worker.hpp"
 
 #include <herald/error.hpp>

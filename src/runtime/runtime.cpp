@@ -11,7 +11,8 @@
 #include <herald/tracing.hpp>
 
 #include "../core/mpi/check.hpp"
-#include "../dyn/channel.hpp"
+#include <herald/dyn/channel.hpp>
+#include "protocol/post.hpp"
 
 #include <sched.h>
 
@@ -31,7 +32,7 @@ std::atomic<std::uint64_t> runtimes_made{0};
 
 // The names of every rank's kernels, on every rank (collective).
 std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const std::vector<detail::KernelEntry>& kernels) {
-  detail::Encoder e;
+  codec::Buffer e;
   e.put(static_cast<std::uint32_t>(kernels.size()));
   for (const auto& k : kernels) e.put_string(k.name);
   const int mine = static_cast<int>(e.bytes().size());
@@ -45,8 +46,9 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
   HERALD_MPI(MPI_Allgatherv(e.bytes().data(), mine, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, comm));
   std::vector<std::vector<std::string>> names(lengths.size());
   for (std::size_t r = 0; r < lengths.size(); ++r) {
-    detail::Decoder d(std::span<const std::byte>(all).subspan(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-    const auto n = d.get<std::uint32_t>();
+    codec::Reader d(std::span<const std::byte>(all).subspan(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])),
+                    "list of kernel names");
+    const auto n = d.get_count(8, "kernel names");
     for (std::uint32_t k = 0; k < n; ++k) names[r].push_back(d.get_string());
   }
   return names;
@@ -319,7 +321,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         s.id);
     run_program();
     if (!lost) {
-      for (int r = 1; r < size(); ++r) channel.post(r, detail::stop_handler, {}, {}, 0, {});
+      for (int r = 1; r < size(); ++r) detail::post(channel, r, detail::msg::Stop{});
     }
   } else {
     detail::Idle idle(*s.options.idle_sleep, [&worker](std::chrono::nanoseconds d) { worker.wait(d); });

@@ -1,7 +1,7 @@
 // The versions of data a process holds (its replicas), and the requests for versions it will hold.
 #pragma once
 
-#include "message.hpp"
+#include "protocol/messages.hpp"
 
 #include <cstddef>
 #include <memory>

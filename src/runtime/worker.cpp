@@ -1,6 +1,9 @@
 #include "worker.hpp"
 
 #include "idle.hpp"
+#include "protocol/post.hpp"
+
+#include "../core/mpi/check.hpp"
 
 #include <herald/error.hpp>
 
@@ -20,13 +23,6 @@ constexpr int queued_per_thread = 4;
 constexpr auto inline_slice = std::chrono::microseconds(100);
 constexpr std::uint32_t done_batch = 512;
 constexpr auto report_every = std::chrono::microseconds(200);
-
-Key read_key(Decoder& d) {
-  Key k;
-  k.handle = d.get<std::uint32_t>();
-  k.version = d.get<std::uint32_t>();
-  return k;
-}
 
 }  // namespace
 
@@ -56,8 +52,9 @@ Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, S
   on(data_handler, "data", [this](const auto& a) { on_data(a); });
   on(release_handler, "release", [this](const auto& a) { on_release(a); });
   on(go_handler, "go", [this](const auto& a) { on_go(a); });
-  on(stop_handler, "stop", [this](const auto&) {
+  on(stop_handler, "stop", [this](const auto& a) {
     channel_.receive_payload({}, [] {});
+    msg::decode<msg::Stop>(a.body);
     stopped_ = true;
   });
 }
@@ -99,9 +96,7 @@ void Worker::fail(const std::string& what) noexcept {
   try {
     if (settings_.report_failure) return settings_.report_failure(no_task, {}, what);
     // The message a failing kernel sends, without a task; it leaves now, not at the next poll.
-    Encoder e;
-    e.put(no_task).put_string(what);
-    channel_.post(head_rank, failure_handler, e.bytes(), {}, 0, {});
+    post(channel_, head_rank, msg::Failure{no_task, what});
     channel_.flush();
   } catch (...) {
     abort_run(channel_.comm(),
@@ -122,18 +117,12 @@ void Worker::inject(std::string_view kind) {
 
 void Worker::on_tasks(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  Decoder d(a.body);
-  const auto n = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < n; ++i) add_task(decode_task(d));
+  auto batch = msg::decode<msg::Tasks>(a.body);
+  for (TaskOrder& task : batch.tasks) add_task(std::move(task));
   // Superseded versions this rank holds or will hold, with the reads and transfers they still serve here.
-  const auto budgets = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < budgets; ++i) {
-    const Key key = read_key(d);
-    set_budget(key, d.get<std::uint32_t>());
-  }
+  for (const Budget& budget : batch.budgets) set_budget(budget.key, budget.uses);
   // Broadcasts this process roots or receives, in the order of their ids.
-  const auto broadcasts = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < broadcasts; ++i) broadcast(decode_broadcast(d));
+  for (const BroadcastOrder& order : batch.broadcasts) broadcast(order);
 }
 
 void Worker::add_task(TaskOrder order) {
@@ -212,17 +201,13 @@ void Worker::broadcast_landed(std::uint64_t id, const Key& key, bool sync, Repli
   bytes_fetched_ += replica.bytes.size();
   if (!sync) return arrived(key, std::move(replica));
   held_for_go_.emplace(id, std::pair{key, std::move(replica)});
-  Encoder e;
-  e.put(id);
-  channel_.post(head_rank, got_handler, e.bytes(), {}, 0, {});
+  post(channel_, head_rank, msg::Got{id});
 }
 
 void Worker::on_go(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  Decoder d(a.body);
-  const auto n = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const auto it = held_for_go_.find(d.get<std::uint64_t>());
+  for (const std::uint64_t id : msg::decode<msg::Go>(a.body).broadcasts) {
+    const auto it = held_for_go_.find(id);
     if (it == held_for_go_.end()) throw Error(Errc::invalid_argument, "go for a broadcast that has not landed here");
     auto [key, replica] = std::move(it->second);
     held_for_go_.erase(it);
@@ -239,9 +224,7 @@ void Worker::fetch_inputs(const Local& local) {
     if (!requested_.insert(access.read).second) continue;
     if (trace::Recorder* recorder = trace::recorder())
       fetches_begun_[access.read] = {recorder->now(), static_cast<std::int64_t>(local.order.task)};
-    Encoder e;
-    e.put(access.read.handle).put(access.read.version).put(false);
-    channel_.post(access.source, fetch_handler, e.bytes(), {}, local.order.priority, {});
+    post(channel_, access.source, msg::Fetch{access.read, false}, {}, local.order.priority);
   }
 }
 
@@ -259,11 +242,9 @@ void Worker::spend_nothing(const Key& key) {
 
 void Worker::on_fetch(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  Decoder d(a.body);
-  const Key key = read_key(d);
-  const bool readback = d.get<bool>();
+  const auto fetch = msg::decode<msg::Fetch>(a.body);
   if (stopped_) return;
-  serve(key, a.source, readback);
+  serve(fetch.key, a.source, fetch.readback);
 }
 
 void Worker::serve(const Key& key, int rank, bool readback) {
@@ -276,15 +257,15 @@ void Worker::serve(const Key& key, int rank, bool readback) {
 
 void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
   // The replica travels with the message's completion, so a release meanwhile cannot free its bytes.
-  channel_.post(rank, readback ? readback_handler : data_handler, data_body(key), replica.bytes, 0,
-                [this, key, keep = replica] { spend(key); });
+  auto sent = [this, key, keep = replica] { spend(key); };
+  if (readback)
+    post(channel_, rank, msg::Readback{key}, replica.bytes, 0, std::move(sent));
+  else
+    post(channel_, rank, msg::Data{key}, replica.bytes, 0, std::move(sent));
 }
 
 void Worker::on_data(const dyn::Channel::Arrival& a) {
-  Decoder d(a.body);
-  const Key key = read_key(d);
-  const auto broadcast = d.get<std::uint64_t>();
-  const bool sync = d.get<bool>();
+  const auto [key, broadcast, sync] = msg::decode<msg::Data>(a.body);
   Replica replica = Replica::allocate(a.payload);
   const auto into = replica.bytes;
   channel_.receive_payload(into, [this, key, broadcast, sync, source = a.source, replica = std::move(replica)]() mutable {
@@ -304,10 +285,7 @@ void Worker::on_data(const dyn::Channel::Arrival& a) {
 
 void Worker::on_release(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  Decoder d(a.body);
-  const auto n = d.get<std::uint32_t>();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Key key = read_key(d);
+  for (const Key& key : msg::decode<msg::Release>(a.body).keys) {
     store_.release(key);
     requested_.erase(key);
   }
@@ -435,9 +413,7 @@ void Worker::finish(const Pool::Result& result) {
   if (result.error) {
     if (settings_.report_failure)
       return settings_.report_failure(result.task, kernels_[local.order.kernel].name, describe(result.error));
-    Encoder e;
-    e.put(result.task).put_string(describe(result.error));
-    channel_.post(head_rank, failure_handler, e.bytes(), {}, 0, {});
+    post(channel_, head_rank, msg::Failure{result.task, describe(result.error)});
     return;
   }
   for (std::size_t i = 0; i < local.order.accesses.size(); ++i) {
@@ -447,8 +423,7 @@ void Worker::finish(const Pool::Result& result) {
   }
   ++completed_;
   if (settings_.report_failure) return;  // no head to tell
-  done_.put(result.task).put(result.seconds);
-  ++done_count_;
+  done_.push_back({result.task, result.seconds});
 }
 
 void Worker::start_guarded(std::uint64_t task) {
@@ -508,21 +483,17 @@ bool Worker::poll() {
   results_.clear();
   // Completions go to the head in batches: at once when this worker runs out of work, else every so often.
   const bool idle = ready_.empty() && running_ == 0;
-  if (done_count_ > 0 && !stopped_ && (idle || done_count_ >= done_batch || now - last_report_ >= report_every)) {
-    Encoder e;
-    e.put(done_count_);
-    auto& batch = done_.bytes();
-    e.bytes().insert(e.bytes().end(), batch.begin(), batch.end());
-    e.put(fetches_).put(bytes_fetched_).put(static_cast<std::uint64_t>(store_.peak_bytes()));
-    channel_.post(head_rank, done_handler, e.bytes(), {}, 0, {});
-    batch.clear();
-    done_count_ = 0;
+  if (!done_.empty() && !stopped_ && (idle || done_.size() >= done_batch || now - last_report_ >= report_every)) {
+    msg::Done done{std::move(done_), fetches_, bytes_fetched_, static_cast<std::uint64_t>(store_.peak_bytes())};
+    post(channel_, head_rank, done);
+    done_ = std::move(done.completions);
+    done_.clear();
     last_report_ = now;
     last_heartbeat_ = now;
   }
   if (rank_ != head_rank && !stopped_ && !settings_.report_failure) {
     if (std::chrono::duration<double>(now - last_heartbeat_).count() >= settings_.heartbeat) {
-      channel_.post(head_rank, heartbeat_handler, {}, {}, 0, {});
+      post(channel_, head_rank, msg::Heartbeat{});
       last_heartbeat_ = now;
     }
   }

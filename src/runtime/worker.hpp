@@ -5,13 +5,13 @@
 
 #include "broadcasts/strategy.hpp"
 #include "kernels.hpp"
-#include "message.hpp"
+#include "protocol/messages.hpp"
 #include "pool.hpp"
 #include "store.hpp"
 
 #include <herald/runtime/runtime.hpp>
 
-#include "../dyn/channel.hpp"
+#include <herald/dyn/channel.hpp>
 
 #include <herald/dyn/endpoint.hpp>
 #include <herald/tracing.hpp>
@@ -142,8 +142,7 @@ class Worker final : private Participant {
   // Kernels on the polling thread that modelled their time: each ends at its time on MPI_Wtime's clock.
   std::vector<std::pair<double, Pool::Result>> modelled_;
   std::uint64_t completed_ = 0;
-  Encoder done_;              // completions not yet reported
-  std::uint32_t done_count_ = 0;
+  std::vector<Completion> done_;  // completions not yet reported
   bool stopped_ = false;
   bool failed_ = false;  // a failure outside kernels was reported
   std::chrono::steady_clock::time_point last_heartbeat_;

@@ -16,10 +16,4 @@ std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const
   throw Error(Errc::invalid_argument, "no carrier for broadcast strategy " + to_string(strategy));
 }
 
-std::vector<std::byte> data_body(const Key& key, std::uint64_t broadcast, bool sync) {
-  Encoder e;
-  e.put(key.handle).put(key.version).put(broadcast).put(sync);
-  return std::move(e.bytes());
-}
-
 }  // namespace herald::runtime::detail

@@ -30,10 +30,10 @@ class P2p final : public BroadcastCarrier {
     // The root's use of the version ends with its last copy.
     auto left = std::make_shared<std::size_t>(order.recipients.size());
     for (std::int32_t r : order.recipients)
-      c_.channel.post(r, data_handler, data_body(order.key, order.id, order.sync), replica.bytes, 0,
-                      [this, order, keep = replica, left] {
-                        if (--*left == 0) c_.worker.sent(order);
-                      });
+      post(c_.channel, r, msg::Data{order.key, order.id, order.sync}, replica.bytes, 0,
+           [this, order, keep = replica, left] {
+             if (--*left == 0) c_.worker.sent(order);
+           });
   }
 
   CarrierContext c_;

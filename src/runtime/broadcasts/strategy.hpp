@@ -6,12 +6,12 @@
 // (herald/runtime/broadcast.hpp).
 #pragma once
 
-#include "../message.hpp"
+#include "../protocol/post.hpp"
 #include "../store.hpp"
 
 #include <herald/dyn/endpoint.hpp>
 
-#include "../../dyn/channel.hpp"
+#include <herald/dyn/channel.hpp>
 
 #include <mpi.h>
 
@@ -75,9 +75,5 @@ std::unique_ptr<BroadcastCarrier> make_p2p(const CarrierContext& context);
 std::unique_ptr<BroadcastCarrier> make_dynbcast(const CarrierContext& context);
 // mpibcast (MPI_Ibcast) or, with `herald`, mpibcast:herald (herald's own ibcast, "auto").
 std::unique_ptr<BroadcastCarrier> make_mpibcast(const CarrierContext& context, bool herald);
-
-// A data message's body: the version, and the broadcast it belongs to (0: a fetch or a read-back) with
-// whether its recipients wait for the head's go. p2p's copies are data messages.
-std::vector<std::byte> data_body(const Key& key, std::uint64_t broadcast = 0, bool sync = false);
 
 }  // namespace herald::runtime::detail

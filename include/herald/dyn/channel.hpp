@@ -1,4 +1,6 @@
-// Active messages on a communicator herald duplicated, advanced by polling.
+// Active messages on a communicator herald duplicated, advanced by polling: the layer the dynamic
+// broadcast and the task runtime both run on, and open to programs that want one-sided, handler-driven
+// messages of their own (examples in tests/dyn/channel_test.cpp; docs/dyn.md "The active-message channel").
 //
 // A message is a small frame (handler id, payload length, handler body) sent with one tag, followed by
 // its payload in pieces of at most `max_piece` bytes sent with another tag; a payload of at most
@@ -20,11 +22,10 @@
 // thread-safe; its owner serialises calls.
 #pragma once
 
-#include "../core/mpi/check.hpp"
-
+#include <herald/dyn/bulk.hpp>
 #include <herald/dyn/wire.hpp>
 
-#include "bulk.hpp"
+#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,10 @@
 #include <memory>
 #include <span>
 #include <vector>
+
+namespace herald::mpi {
+class Communicator;
+}
 
 namespace herald::dyn {
 
@@ -109,7 +114,7 @@ class Channel {
   // Nothing queued, on the wire or being received.
   bool quiet() const noexcept { return queue_.empty() && requests_.empty() && payload_waiting_.empty(); }
 
-  MPI_Comm comm() const noexcept { return comm_.get(); }
+  MPI_Comm comm() const noexcept { return raw_; }
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
 
@@ -184,7 +189,8 @@ class Channel {
   std::shared_ptr<Transfer> spare_transfer();
   void recycle(std::shared_ptr<Transfer> transfer);
 
-  mpi::Communicator comm_;
+  std::unique_ptr<mpi::Communicator> comm_;  // the duplicate this channel owns...
+  MPI_Comm raw_ = MPI_COMM_NULL;               // ...and its handle
   int rank_ = 0;
   int size_ = 0;
   Options options_;

@@ -1,0 +1,18 @@
+// Sending a protocol message on the channel: encoded, and posted to the handler its kind names.
+#pragma once
+
+#include "messages.hpp"
+
+#include <herald/dyn/channel.hpp>
+
+#include <utility>
+
+namespace herald::runtime::detail {
+
+template <class M>
+void post(dyn::Channel& channel, int dest, const M& message, std::span<const std::byte> payload = {},
+          int priority = 0, dyn::Channel::Done sent = {}) {
+  channel.post(dest, M::kind, msg::encode(message), payload, priority, std::move(sent));
+}
+
+}  // namespace herald::runtime::detail
