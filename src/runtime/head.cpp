@@ -152,11 +152,28 @@ double HeadState::estimate(const Pending& task) const {
   return unknown_task_seconds;
 }
 
+// A wait() hands what was submitted since the last one to the workers, in five steps: schedule it, find
+// its broadcasts, write each worker's orders, send them with the budgets of superseded versions, and ask
+// for the values read() wants.
 void HeadState::dispatch() {
   const auto started = std::chrono::steady_clock::now();
   trace::Recorder* recorder = trace::recorder();
   const double trace_started = recorder ? recorder->now() : 0;
   const std::size_t tasks = pending_.size();
+  Batch batch{std::vector<msg::TasksWriter>(static_cast<std::size_t>(size_)), {}, {}, {}};
+  const Plan plan = schedule_pending();
+  find_batch_broadcasts(plan, batch);
+  write_tasks(plan, batch);
+  send_batch(batch);
+  ask_read_backs();
+  pending_.clear();
+  reads_.clear();
+  dependences_.clear();
+  stats_.schedule_seconds += since(started);
+  if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
+}
+
+HeadState::Plan HeadState::schedule_pending() {
   // The graph since the last wait, for the scheduler: tasks in submission order, and the
   // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
   // kinds no constraint on execution).
@@ -176,51 +193,51 @@ void HeadState::dispatch() {
     if (from != index_of.end() && to != index_of.end())
       workload.edges.push_back({from->second, to->second, graph_.bytes(d.handle)});
   }
-  const TaskSchedule plan = schedule(settings_.scheduler, workload, settings_.link, worker_of);
-  stats_.makespan_predicted = plan.makespan;
+  const TaskSchedule made = schedule(settings_.scheduler, workload, settings_.link, worker_of);
+  stats_.makespan_predicted = made.makespan;
+  Plan plan;
+  plan.order.resize(pending_.size());
+  std::iota(plan.order.begin(), plan.order.end(), std::size_t{0});
+  std::stable_sort(plan.order.begin(), plan.order.end(),
+                   [&](std::size_t a, std::size_t b) { return made.tasks[a].start < made.tasks[b].start; });
+  for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
+  return plan;
+}
 
-  std::vector<std::size_t> order(pending_.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return plan.tasks[a].start < plan.tasks[b].start; });
+void HeadState::use(Batch& batch, const Key& key, Version& v, int rank) {
+  if (v.batch_uses.empty()) batch.used.push_back(key);
+  for (auto& [holder, n] : v.batch_uses)
+    if (holder == rank) return void(++n);
+  v.batch_uses.emplace_back(rank, 1);
+}
 
-  // One Tasks message per rank, written as the plan is walked.
-  std::vector<msg::TasksWriter> batches(static_cast<std::size_t>(size_));
-  // Per version and holder, in the version's batch_uses: this batch's reads there and the transfers it
-  // serves. Where the version is already superseded, the holder drops its replica once those are done,
-  // without waiting for the head.
-  std::vector<Key> used;
-  auto use = [&](const Key& key, Version& v, int rank) {
-    if (v.batch_uses.empty()) used.push_back(key);
-    for (auto& [holder, n] : v.batch_uses)
-      if (holder == rank) return void(++n);
-    v.batch_uses.emplace_back(rank, 1);
-  };
-  // Broadcasts, found on the plan: every version read on two or more processes that lack it.
-  std::vector<BroadcastOrder> broadcasts;
-  std::unordered_map<Key, std::size_t, KeyHash> broadcast_of;
-  if (settings_.broadcast != BroadcastStrategy::nobcast && workers_ > 1) {
-    std::vector<PlanStep> steps;
-    for (std::size_t i : order) {
-      const int rank = rank_of_worker(plan.tasks[i].worker);
-      for (const Resolved& r : pending_[i].accesses) {
-        if (reads(r.mode)) steps.push_back({false, {r.handle, r.read}, rank, pending_[i].options.priority});
-        if (writes(r.mode)) steps.push_back({true, {r.handle, r.written}, rank, 0});
-      }
-    }
-    broadcasts = plan_broadcasts(steps);
-    for (std::size_t b = 0; b < broadcasts.size(); ++b) {
-      broadcast_of.emplace(broadcasts[b].key, b);
-      use(broadcasts[b].key, versions_.at(broadcasts[b].key), broadcasts[b].root);  // the root's send
+void HeadState::find_batch_broadcasts(const Plan& plan, Batch& batch) {
+  // Every version read on two or more processes that lack it, found on the plan.
+  if (settings_.broadcast == BroadcastStrategy::nobcast || workers_ <= 1) return;
+  std::vector<PlanStep> steps;
+  for (std::size_t i : plan.order) {
+    for (const Resolved& r : pending_[i].accesses) {
+      if (reads(r.mode)) steps.push_back({false, {r.handle, r.read}, plan.rank[i], pending_[i].options.priority});
+      if (writes(r.mode)) steps.push_back({true, {r.handle, r.written}, plan.rank[i], 0});
     }
   }
+  batch.broadcasts = plan_broadcasts(steps);
+  for (std::size_t b = 0; b < batch.broadcasts.size(); ++b) {
+    const BroadcastOrder& order = batch.broadcasts[b];
+    batch.broadcast_of.emplace(order.key, b);
+    use(batch, order.key, versions_.at(order.key), order.root);  // the root's send
+  }
+}
+
+void HeadState::write_tasks(const Plan& plan, Batch& batch) {
+  // Each access resolved where its task runs: read where it is, by a broadcast, or fetched from its maker.
   running_.reserve(running_.size() + pending_.size());
-  for (std::size_t i : order) {
+  for (std::size_t i : plan.order) {
     Pending& task = pending_[i];
-    const int rank = rank_of_worker(plan.tasks[i].worker);
-    msg::TasksWriter& batch = batches[static_cast<std::size_t>(rank)];
-    batch.task(task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
-               static_cast<std::uint32_t>(task.accesses.size()));
+    const int rank = plan.rank[i];
+    msg::TasksWriter& writer = batch.writers[static_cast<std::size_t>(rank)];
+    writer.task(task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
+                static_cast<std::uint32_t>(task.accesses.size()));
     Running running{rank, task.kernel, 0, {}, {}};
     for (const Resolved& r : task.accesses) {
       TaskAccess a;
@@ -233,15 +250,15 @@ void HeadState::dispatch() {
         Version& v = versions_.at(a.read);
         if (std::find(v.holders.begin(), v.holders.end(), rank) != v.holders.end()) {
           a.source = rank;
-        } else if (broadcast_of.contains(a.read)) {
+        } else if (batch.broadcast_of.contains(a.read)) {
           a.source = by_broadcast;
           v.holders.push_back(rank);
         } else {
           a.source = v.origin;
           v.holders.push_back(rank);
-          use(a.read, v, a.source);
+          use(batch, a.read, v, a.source);
         }
-        use(a.read, v, rank);
+        use(batch, a.read, v, rank);
         a.in_place = r.mode == Mode::inout && v.readers_left == 1;
         running.reads.push_back(a.read);
       }
@@ -252,16 +269,21 @@ void HeadState::dispatch() {
         v.holders = {rank};
         running.writes.push_back({r.handle, r.written});
       }
-      batch.access(a);
+      writer.access(a);
     }
-    batch.arguments(task.arguments);
+    writer.arguments(task.arguments);
     ++outstanding_[static_cast<std::size_t>(rank)];
     running_.emplace(task.id, std::move(running));
   }
-  std::vector<std::vector<Budget>> budgets(static_cast<std::size_t>(size_));
+}
+
+std::vector<std::vector<Budget>> HeadState::budgets(Batch& batch) {
+  // Per holder of a version already superseded, the reads and transfers it serves there in this batch:
+  // the holder drops its replica once those are done, without waiting for the head.
+  std::vector<std::vector<Budget>> out(static_cast<std::size_t>(size_));
   std::unordered_set<Key, KeyHash> read_back;
   for (const PendingRead& r : reads_) read_back.insert(r.key);
-  for (const Key& key : used) {
+  for (const Key& key : batch.used) {
     Version& v = versions_.at(key);
     const auto uses = std::move(v.batch_uses);
     v.batch_uses.clear();
@@ -270,12 +292,17 @@ void HeadState::dispatch() {
     for (int holder : v.holders) {
       if (holder == 0) continue;
       const auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.first == holder; });
-      budgets[static_cast<std::size_t>(holder)].push_back({key, it == uses.end() ? 0 : it->second});
+      out[static_cast<std::size_t>(holder)].push_back({key, it == uses.end() ? 0u : it->second});
     }
   }
+  return out;
+}
+
+void HeadState::send_batch(Batch& batch) {
+  const auto budget = budgets(batch);
   // Each process's part in the broadcasts, in id order.
   std::vector<std::vector<const BroadcastOrder*>> parts(static_cast<std::size_t>(size_));
-  for (const BroadcastOrder& b : broadcasts) {
+  for (const BroadcastOrder& b : batch.broadcasts) {
     parts[static_cast<std::size_t>(b.root)].push_back(&b);
     for (std::int32_t r : b.recipients) parts[static_cast<std::size_t>(r)].push_back(&b);
     if (b.sync) awaiting_go_.emplace(b.id, std::pair{b.recipients.size(), b.recipients});
@@ -284,9 +311,9 @@ void HeadState::dispatch() {
   for (int r = 0; r < size_; ++r) {
     if (r == 0 && size_ > 1) continue;  // the head's own part is below
     const auto ri = static_cast<std::size_t>(r);
-    if (batches[ri].tasks() == 0 && budgets[ri].empty() && parts[ri].empty()) continue;
+    if (batch.writers[ri].tasks() == 0 && budget[ri].empty() && parts[ri].empty()) continue;
     ++*batches_left;
-    channel_.post(r, msg::Tasks::kind, batches[ri].finish(budgets[ri], parts[ri]), {}, 0,
+    channel_.post(r, msg::Tasks::kind, batch.writers[ri].finish(budget[ri], parts[ri]), {}, 0,
                   [batches_left] { --*batches_left; });
   }
   if (size_ > 1 && !parts[0].empty()) {
@@ -301,7 +328,9 @@ void HeadState::dispatch() {
     }
     for (const BroadcastOrder* b : parts[0]) local_.broadcast(*b);
   }
+}
 
+void HeadState::ask_read_backs() {
   for (const PendingRead& read : reads_) {
     const Version& v = versions_.at(read.key);
     const Replica* here = local_.store().find(read.key);
@@ -313,11 +342,6 @@ void HeadState::dispatch() {
     readbacks_[read.key].push_back(read.exit);
     post(channel_, v.origin, msg::Fetch{read.key, true});
   }
-  pending_.clear();
-  reads_.clear();
-  dependences_.clear();
-  stats_.schedule_seconds += since(started);
-  if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
 }
 
 std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep> steps) {

@@ -103,7 +103,25 @@ class HeadState final : public Coordinator {
   std::string task_name(std::uint64_t id, std::string_view kernel) const;
   double estimate(const Pending& task) const;
   int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
+  // dispatch() and its steps.
+  struct Plan {
+    std::vector<std::size_t> order;  // pending_ indices in schedule order
+    std::vector<int> rank;           // per pending_ index, the rank that runs it
+  };
+  struct Batch {
+    std::vector<msg::TasksWriter> writers;           // per rank
+    std::vector<BroadcastOrder> broadcasts;
+    std::unordered_map<Key, std::size_t, KeyHash> broadcast_of;  // into broadcasts
+    std::vector<Key> used;                           // versions with batch_uses
+  };
   void dispatch();
+  Plan schedule_pending();
+  void find_batch_broadcasts(const Plan& plan, Batch& batch);
+  void write_tasks(const Plan& plan, Batch& batch);
+  std::vector<std::vector<Budget>> budgets(Batch& batch);
+  void send_batch(Batch& batch);
+  void ask_read_backs();
+  void use(Batch& batch, const Key& key, Version& v, int rank);
   void on_done(const dyn::Channel::Arrival& a);
   void on_failure(const dyn::Channel::Arrival& a);
   void on_readback(const dyn::Channel::Arrival& a);

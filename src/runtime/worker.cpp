@@ -55,7 +55,7 @@ Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, S
   on(stop_handler, "stop", [this](const auto& a) {
     channel_.receive_payload({}, [] {});
     msg::decode<msg::Stop>(a.body);
-    stopped_ = true;
+    state_ = State::stopped;
   });
 }
 
@@ -90,9 +90,9 @@ void Worker::handler_failed(const char* kind, const dyn::Channel::Arrival& a) no
 
 void Worker::fail(const std::string& what) noexcept {
   const std::string message = "worker " + std::to_string(rank_) + ": " + what;
-  if (failed_) abort_run(channel_.comm(), message + " (after an earlier failure)");
-  if (stopped_) abort_run(channel_.comm(), message + " (after the head stopped listening)");
-  failed_ = true;
+  if (state_ == State::failed) abort_run(channel_.comm(), message + " (after an earlier failure)");
+  if (state_ == State::stopped) abort_run(channel_.comm(), message + " (after the head stopped listening)");
+  state_ = State::failed;
   try {
     if (settings_.report_failure) return settings_.report_failure(no_task, {}, what);
     // The message a failing kernel sends, without a task; it leaves now, not at the next poll.
@@ -243,7 +243,7 @@ void Worker::spend_nothing(const Key& key) {
 void Worker::on_fetch(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
   const auto fetch = msg::decode<msg::Fetch>(a.body);
-  if (stopped_) return;
+  if (stopped()) return;
   serve(fetch.key, a.source, fetch.readback);
 }
 
@@ -294,7 +294,7 @@ void Worker::on_release(const dyn::Channel::Arrival& a) {
 void Worker::arrived(const Key& key, Replica replica) {
   const Replica copy = replica;  // put() takes it; the sends below need one
   for (int code : store_.put(key, std::move(replica))) {
-    if (!stopped_) send(key, copy, code < 0 ? -1 - code : code, code < 0);
+    if (!stopped()) send(key, copy, code < 0 ? -1 - code : code, code < 0);
   }
   requested_.erase(key);
   for (const auto& c : carriers_)
@@ -449,7 +449,7 @@ bool Worker::poll() {
     // A few tasks queued per thread, so a thread that finishes one takes the next without waiting for
     // this loop; few enough that priorities still order what is ready.
     const int room = settings_.threads * queued_per_thread - running_;
-    for (int i = 0; i < room && !ready_.empty() && !stopped_; ++i) {
+    for (int i = 0; i < room && !ready_.empty() && !stopped(); ++i) {
       const std::uint64_t task = ready_.top().task;
       ready_.pop();
       start_guarded(task);
@@ -468,7 +468,7 @@ bool Worker::poll() {
         ++it;
       }
     }
-    while (!ready_.empty() && !stopped_ && modelled_.size() < static_cast<std::size_t>(settings_.modelled_cores) &&
+    while (!ready_.empty() && !stopped() && modelled_.size() < static_cast<std::size_t>(settings_.modelled_cores) &&
            std::chrono::steady_clock::now() - now < inline_slice) {
       const std::uint64_t task = ready_.top().task;
       ready_.pop();
@@ -483,7 +483,7 @@ bool Worker::poll() {
   results_.clear();
   // Completions go to the head in batches: at once when this worker runs out of work, else every so often.
   const bool idle = ready_.empty() && running_ == 0;
-  if (!done_.empty() && !stopped_ && (idle || done_.size() >= done_batch || now - last_report_ >= report_every)) {
+  if (!done_.empty() && !stopped() && (idle || done_.size() >= done_batch || now - last_report_ >= report_every)) {
     msg::Done done{std::move(done_), fetches_, bytes_fetched_, static_cast<std::uint64_t>(store_.peak_bytes())};
     post(channel_, head_rank, done);
     done_ = std::move(done.completions);
@@ -491,7 +491,7 @@ bool Worker::poll() {
     last_report_ = now;
     last_heartbeat_ = now;
   }
-  if (rank_ != head_rank && !stopped_ && !settings_.report_failure) {
+  if (rank_ != head_rank && !stopped() && !settings_.report_failure) {
     if (std::chrono::duration<double>(now - last_heartbeat_).count() >= settings_.heartbeat) {
       post(channel_, head_rank, msg::Heartbeat{});
       last_heartbeat_ = now;
@@ -514,7 +514,7 @@ void Worker::wait(std::chrono::nanoseconds limit) {
 }
 
 void Worker::quiesce() {
-  stopped_ = true;
+  state_ = State::stopped;
   pool_.reset();  // waits for the kernels running now
   results_.clear();
   modelled_.clear();

@@ -55,7 +55,7 @@ class Worker final : private Participant {
   bool poll();
   // Sleeps for at most `limit` while idle, waking early when one of its kernels ends.
   void wait(std::chrono::nanoseconds limit);
-  bool stopped() const noexcept { return stopped_; }
+  bool stopped() const noexcept { return state_ == State::stopped; }
   // After stop: no new task starts and no request is served; returns once no kernel runs.
   void quiesce();
   // A failure outside any kernel (`what` failed): reported to the head at once, as a failing kernel is,
@@ -143,8 +143,10 @@ class Worker final : private Participant {
   std::vector<std::pair<double, Pool::Result>> modelled_;
   std::uint64_t completed_ = 0;
   std::vector<Completion> done_;  // completions not yet reported
-  bool stopped_ = false;
-  bool failed_ = false;  // a failure outside kernels was reported
+  // serving -> failed (a failure outside kernels, reported; it still serves data) -> stopped (the head's
+  // Stop, or quiesce(): no task starts, no data leaves). A second failure, or one once stopped, aborts.
+  enum class State { serving, failed, stopped };
+  State state_ = State::serving;
   std::chrono::steady_clock::time_point last_heartbeat_;
   std::chrono::steady_clock::time_point last_report_;
   std::uint64_t fetches_ = 0;
