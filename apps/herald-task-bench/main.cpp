@@ -8,7 +8,8 @@
 // standard output.
 //
 // Options beside Task Bench's command line: `-control head|replicated` (who runs the submission; default
-// HERALD_RUNTIME_CONTROL, else head), `-scheduler heft|round_robin|mapped|owner` (mapped: point p of a
+// HERALD_RUNTIME_CONTROL, else head), `-scheduler heft|round_robin|mapped|owner` (default: mapped under
+// replicated control, else the runtime's HEFT; mapped: point p of a
 // row of width W on worker p*workers/W, as Task Bench's MPI program splits points), `-threads N` (kernel
 // threads per worker; 0: kernels on the worker's polling thread), `-strategy nobcast|p2p|mpibcast|
 // mpibcast:herald|dynbcast|auto` (how data read on several workers gets there), `-sync` (a broadcast's
@@ -115,7 +116,7 @@ int run(int argc, char** argv) {
   } else {
     Runtime rt(MPI_COMM_WORLD, {.threads = flags.threads,
                                 .control = flags.control,
-                                .scheduler = flags.scheduler,
+                                .scheduler = tb::scheduler_for(flags.scheduler, flags.control),
                                 .broadcast = flags.strategy,
                                 .broadcast_sync = flags.sync});
     if (rank == 0 && flags.threads < 0 && !herald::environment("HERALD_RUNTIME_THREADS") && rt.threads() == 0 &&

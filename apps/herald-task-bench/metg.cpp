@@ -289,7 +289,7 @@ int run(int argc, char** argv) {
     System s;
     s.name = std::string("herald-") + to_string(control);
     s.runtime = std::make_unique<Runtime>(MPI_COMM_WORLD, Options{.threads = flags.threads, .control = control,
-                                                                  .scheduler = flags.scheduler});
+                                                                  .scheduler = tb::scheduler_for(flags.scheduler, control)});
     s.graphs = std::make_unique<tb::RuntimeGraphs>(*s.runtime);
     const int slots = std::max(s.runtime->threads(), 1);
     // Head control: the head schedules and dispatches and runs no task unless it is alone.

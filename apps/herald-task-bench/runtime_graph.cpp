@@ -2,6 +2,8 @@
 
 #include "output.hpp"
 
+#include <herald/config.hpp>
+
 #include <mpi.h>
 
 #include <optional>
@@ -76,6 +78,12 @@ void submit_graph(Head& head, const TaskGraph& g, const GraphData& d) {
 }
 
 }  // namespace
+
+std::optional<Scheduler> scheduler_for(std::optional<Scheduler> asked, std::optional<Control> control) {
+  if (asked || herald::environment("HERALD_RUNTIME_SCHEDULER")) return asked;
+  if (control.value_or(runtime::default_control()) == Control::replicated) return Scheduler::mapped;
+  return std::nullopt;
+}
 
 RuntimeGraphs::RuntimeGraphs(Runtime& runtime) : runtime_(runtime) {
   runtime_.kernel("task", [this](TaskContext& task) {

@@ -6,16 +6,24 @@
 // of row t-1 are still to come; the runtime's versions keep everything else in order. -scratch is one
 // inout handle per point, -broadcast one handle every task reads; the head enters both before timing.
 // Under Scheduler::mapped, point p of a row of width W runs on worker p*workers/W, as Task Bench's MPI
-// program splits points.
+// program splits points; that is the default under replicated control (scheduler_for).
 #pragma once
 
 #include "graph.hpp"
 
 #include <herald/runtime/runtime.hpp>
 
+#include <optional>
 #include <span>
 
 namespace herald::taskbench {
+
+// The scheduler herald-task-bench gives the runtime: `asked` (-scheduler) if given, else
+// HERALD_RUNTIME_SCHEDULER's; without either, mapped under replicated control (Task Bench's own split of
+// points, which every rank computes per task in nanoseconds, where HEFT would plan the whole graph on every
+// rank) and the runtime's default, HEFT, under the head. `control` unset: the runtime's default.
+std::optional<runtime::Scheduler> scheduler_for(std::optional<runtime::Scheduler> asked,
+                                                std::optional<runtime::Control> control);
 
 class RuntimeGraphs {
  public:

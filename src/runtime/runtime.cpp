@@ -69,6 +69,11 @@ Control control_from_string(std::string_view text) {
 
 const char* to_string(Control control) noexcept { return control == Control::head ? "head" : "replicated"; }
 
+Control default_control() {
+  if (auto v = environment("HERALD_RUNTIME_CONTROL")) return control_from_string(*v);
+  return Control::head;
+}
+
 int Runtime::default_threads() {
   // Open MPI binds each of at most two processes to a core of its own. A kernel thread there shares that
   // core with the polling loop: each preempts the other, and a task's wait for the loop becomes a time
@@ -132,10 +137,7 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     if (auto v = environment("HERALD_RUNTIME_THREADS"))
       options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
   }
-  if (!options.control) {
-    options.control = Control::head;
-    if (auto v = environment("HERALD_RUNTIME_CONTROL")) options.control = control_from_string(*v);
-  }
+  if (!options.control) options.control = default_control();
   if (!options.scheduler) {
     options.scheduler = Scheduler::heft;
     if (auto v = environment("HERALD_RUNTIME_SCHEDULER")) options.scheduler = scheduler_from_string(*v);

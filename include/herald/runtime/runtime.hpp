@@ -163,6 +163,8 @@ enum class Control {
 // "head", "replicated"; throws herald::Error naming the choices for anything else.
 Control control_from_string(std::string_view text);
 const char* to_string(Control control) noexcept;
+// The control of Options without one: HERALD_RUNTIME_CONTROL, else head.
+Control default_control();
 
 // A task as submitted, for a mapping function.
 struct TaskInfo {
