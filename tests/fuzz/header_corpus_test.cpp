@@ -2,6 +2,8 @@
 // refused with herald::Error, and every strict prefix of an ok-* file must be refused too.
 #include "header_check.hpp"
 
+#include "corpus_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,13 +14,7 @@
 namespace herald::dyn::fuzz {
 namespace {
 
-std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::vector<std::byte> bytes(chars.size());
-  std::transform(chars.begin(), chars.end(), bytes.begin(), [](char c) { return static_cast<std::byte>(c); });
-  return bytes;
-}
+using herald::fuzz::read_file;
 
 TEST(HeaderCorpus, EveryFileGetsItsVerdict) {
   const std::filesystem::path dir = HERALD_HEADER_CORPUS;

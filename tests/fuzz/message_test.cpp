@@ -5,6 +5,8 @@
 #include "message_check.hpp"
 #include "message_samples.hpp"
 
+#include "corpus_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -119,13 +121,7 @@ TEST(RuntimeMessages, FieldsAreLittleEndian) {
   for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(std::to_integer<int>(bytes[2 + i]), 8 - static_cast<int>(i));
 }
 
-std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::vector<std::byte> bytes(chars.size());
-  std::transform(chars.begin(), chars.end(), bytes.begin(), [](char c) { return static_cast<std::byte>(c); });
-  return bytes;
-}
+using herald::fuzz::read_file;
 
 // The fuzzer's seeds are the samples, written by this test when HERALD_WRITE_MESSAGE_CORPUS names a folder;
 // otherwise the committed corpus must still hold exactly them.
