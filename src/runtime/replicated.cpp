@@ -19,6 +19,9 @@ namespace {
 
 // As the head prices a task with neither a cost model nor (here, never) a measured history.
 constexpr double unknown_task_seconds = 1.0e-5;
+// Versions up to this size ride inside their message's frame (the channel's inline payload): they are
+// pushed to their readers rather than fetched.
+constexpr std::size_t push_bytes = dyn::Channel::Options{}.max_inline;
 
 double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -249,6 +252,16 @@ void ReplicatedState::settle(std::uint32_t index, bool superseded) {
   const Key key{index, h.version};
   const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && h.recipients.size() >= 2;
   if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});  // ready_step: made_by
+  // A small version travels inside one frame, as an eager MPI message does: its maker sends it to each
+  // reader as soon as it is made instead of waiting to be asked (a message less, and no round trip when
+  // the reader asks late). Larger ones are fetched when a task needs them, so that early copies do not
+  // take the links and memory from what is needed first.
+  if (!broadcast && h.bytes <= push_bytes) {
+    if (h.origin == rank_)
+      for (int r : h.recipients) pushes_.push_back({key, r});
+    else if (contains(h.recipients, rank_))
+      pushed_here_.push_back(key);
+  }
   if (superseded && contains(h.holders, rank_)) {
     // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
     // broadcast, or one fetch per recipient). The replica goes once they are done.
@@ -450,8 +463,9 @@ void ReplicatedState::wait() {
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     std::vector<BroadcastOrder> broadcasts = plan_broadcasts();
-    // A broadcast's copy comes unasked; anything else is fetched from its maker when a task needs it.
-    std::unordered_set<Key, KeyHash> received;
+    // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
+    // a task needs it.
+    std::unordered_set<Key, KeyHash> received(pushed_here_.begin(), pushed_here_.end());
     for (const BroadcastOrder& b : broadcasts)
       if (b.root != rank_) received.insert(b.key);
     for (TaskOrder& order : orders_)
@@ -463,6 +477,7 @@ void ReplicatedState::wait() {
       for (TaskOrder& order : orders_) local_.add_task(std::move(order));
       for (const auto& [key, uses] : budgets_) local_.set_budget(key, uses);
       for (const BroadcastOrder& b : broadcasts) local_.broadcast(b);
+      for (const auto& [key, rank] : pushes_) local_.serve(key, rank, false);
     } catch (...) {
       // The other ranks wait for this one's part: they are told, as of a failing kernel.
       local_.fail("taking its tasks failed: " + describe(std::current_exception()));
@@ -470,6 +485,8 @@ void ReplicatedState::wait() {
     orders_.clear();
     starts_.clear();
     budgets_.clear();
+    pushes_.clear();
+    pushed_here_.clear();
     touched_.clear();
     fingerprint_ = 0;
     batch_tasks_ = 0;

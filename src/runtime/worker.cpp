@@ -270,12 +270,21 @@ void Worker::on_data(const dyn::Channel::Arrival& a) {
   const auto into = replica.bytes;
   channel_.receive_payload(into, [this, key, broadcast, sync, source = a.source, replica = std::move(replica)]() mutable {
     if (broadcast != 0) return broadcast_landed(broadcast, key, sync, std::move(replica));
-    if (const auto begun = fetches_begun_.find(key); begun != fetches_begun_.end()) {
-      if (trace::Recorder* recorder = trace::recorder())
+    if (trace::Recorder* recorder = trace::recorder()) {
+      if (const auto begun = fetches_begun_.find(key); begun != fetches_begun_.end()) {
         recorder->span(trace::Kind::transfer, begun->second.at, source, rank_,
                        static_cast<std::int64_t>(replica.bytes.size()), begun->second.task,
                        static_cast<std::int64_t>(key.packed()));
-      fetches_begun_.erase(begun);
+        fetches_begun_.erase(begun);
+      } else {
+        // Sent unasked (replicated control pushes small versions): a transfer of no length at its landing,
+        // for the first task here that reads it.
+        const auto readers = waiting_.find(key);
+        const std::int64_t task =
+            readers == waiting_.end() || readers->second.empty() ? -1 : static_cast<std::int64_t>(readers->second.front());
+        recorder->span(trace::Kind::transfer, recorder->now(), source, rank_,
+                       static_cast<std::int64_t>(replica.bytes.size()), task, static_cast<std::int64_t>(key.packed()));
+      }
     }
     ++fetches_;
     bytes_fetched_ += replica.bytes.size();
