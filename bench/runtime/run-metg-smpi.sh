@@ -11,8 +11,8 @@
 # For W workers the job has W+1 ranks (the runtime's head and its workers); the MPI program runs on all of
 # them. --width defaults to the worker count (Task Bench's usual one point per core). Each control runs in
 # a simulation of its own, beside the MPI program: two runtimes in one simulated process slowed the second
-# one's smallest tasks by up to 50x (a rank lagging in simulated time after the other's run; seen at 16
-# workers, not understood), which separate processes, as on a real machine, do not share. Writes
+# one's smallest tasks by 13x and more (16 workers; not understood), which separate processes, as on a
+# real machine, do not share. Writes
 # <out>/metg-smpi-w<W>-<control>.{md,csv}; <out> defaults to bench/runtime/results. Needs SimGrid (Debian's
 # libsimgrid-dev: HERALD_SIMGRID=1 scripts/setup.sh); builds herald with smpicxx in --build (build-smpi).
 set -euo pipefail
