@@ -19,6 +19,9 @@ namespace {
 
 // As the head prices a task with neither a cost model nor (here, never) a measured history.
 constexpr double unknown_task_seconds = 1.0e-5;
+// The statistics a wait() ends with, summed over the ranks: a failure somewhere, tasks, fetches, bytes;
+// then each rank's peak bytes.
+constexpr std::size_t statistic_fields = 4;
 // Versions up to this size ride inside their message's frame (the channel's inline payload): they are
 // pushed to their readers rather than fetched.
 constexpr std::size_t push_bytes = dyn::Channel::Options{}.max_inline;
@@ -34,7 +37,9 @@ bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                                  const std::vector<std::vector<std::string>>& kernel_names,
                                  ReplicatedSettings settings, std::uint64_t id)
-    : channel_(channel), local_(local), kernels_(kernel_names, kernels, 0), settings_(std::move(settings)), id_(id),
+    : channel_(channel), local_(local),
+      agreement_(channel.comm(), statistic_fields + static_cast<std::size_t>(channel.size())),
+      kernels_(kernel_names, kernels, 0), settings_(std::move(settings)), id_(id),
       rank_(channel.rank()), size_(channel.size()), read_kernel_(kernels_.id(settings_.read_kernel, 0)) {
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
@@ -396,18 +401,10 @@ void ReplicatedState::serve_until(Done done) {
   }
 }
 
-bool ReplicatedState::agree(Sync kind, std::uint64_t value) {
-  // MAX over (x, ~x) gives every rank the largest and the smallest x: all equal exactly when both are its own.
-  const auto k = static_cast<std::uint64_t>(kind);
-  std::array<std::uint64_t, 4> mine{k, ~k, value, ~value}, all{};
-  MPI_Request request;
-  HERALD_MPI(MPI_Iallreduce(mine.data(), all.data(), 4, MPI_UINT64_T, MPI_MAX, channel_.comm(), &request));
-  int finished = 0;
-  serve_until([&] {
-    HERALD_MPI(MPI_Test(&request, &finished, MPI_STATUS_IGNORE));
-    return finished != 0;
-  });
-  return all == mine;
+bool ReplicatedState::agree(Sync kind, std::uint64_t value, std::span<const std::uint64_t> sums) {
+  agreement_.start(static_cast<std::uint64_t>(kind), value, sums);
+  serve_until([&] { return agreement_.test(); });
+  return agreement_.agreed();
 }
 
 void ReplicatedState::lose(const std::string& why) {
@@ -493,27 +490,21 @@ void ReplicatedState::wait() {
     ++batch_;
 
     serve_until([&] { return local_.unfinished() == 0 || failed_somewhere_; });
-    // Once every rank is here, every task ran and every transfer landed. The sums make the statistics.
-    if (!agree(Sync::wait_end, 0))
-      throw Error(Errc::invalid_argument, "replicated control: some rank left run() while this one was in wait()");
-    std::vector<std::uint64_t> mine(4 + static_cast<std::size_t>(size_), 0), all(mine.size(), 0);
+    // Once every rank is here, every task ran and every transfer landed; the same reduction sums the
+    // statistics.
+    std::vector<std::uint64_t> mine(statistic_fields + static_cast<std::size_t>(size_), 0);
     mine[0] = failed_somewhere_ ? 1 : 0;
     mine[1] = local_.completed() - copies_;  // the program's tasks, not read()'s copies
     mine[2] = local_.fetches();
     mine[3] = local_.bytes_fetched();
-    mine[4 + static_cast<std::size_t>(rank_)] = local_.store().peak_bytes();
-    MPI_Request request;
-    HERALD_MPI(MPI_Iallreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM,
-                              channel_.comm(), &request));
-    int finished = 0;
-    serve_until([&] {
-      HERALD_MPI(MPI_Test(&request, &finished, MPI_STATUS_IGNORE));
-      return finished != 0;
-    });
+    mine[statistic_fields + static_cast<std::size_t>(rank_)] = local_.store().peak_bytes();
+    if (!agree(Sync::wait_end, 0, mine))
+      throw Error(Errc::invalid_argument, "replicated control: some rank left run() while this one was in wait()");
+    const auto all = agreement_.sums();
     stats_.tasks = all[1];
     stats_.fetches = all[2];
     stats_.bytes_moved = all[3];
-    for (std::size_t r = 0; r < static_cast<std::size_t>(size_); ++r) stats_.peak_bytes[r] = all[4 + r];
+    for (std::size_t r = 0; r < static_cast<std::size_t>(size_); ++r) stats_.peak_bytes[r] = all[statistic_fields + r];
     if (all[0] > 0) {
       // The report that some rank failed may still be on its way here.
       serve_until([&] { return failure_.has_value(); });

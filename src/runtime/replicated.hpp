@@ -14,6 +14,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "kernels.hpp"
+#include "agreement.hpp"
 #include "protocol/messages.hpp"
 #include "worker.hpp"
 
@@ -114,14 +115,16 @@ class ReplicatedState final : public Coordinator {
   // before; throws worker_lost when that one has been silent past the timeout.
   template <class Done>
   void serve_until(Done done);
-  // Every rank's (kind, value) equal? One reduction, while serving.
-  bool agree(Sync kind, std::uint64_t value);
+  // Every rank's (kind, value) equal? One reduction, while serving; `sums` (statistic_fields + ranks
+  // counts, or none) are summed over the ranks into agreement_.sums().
+  bool agree(Sync kind, std::uint64_t value, std::span<const std::uint64_t> sums = {});
   void lose(const std::string& why);  // this rank found a process lost: every rank is told
   void on_failure(const dyn::Channel::Arrival& a);
   void on_lost(const dyn::Channel::Arrival& a);
 
   dyn::Channel& channel_;
   Worker& local_;
+  Agreement agreement_;
   KernelTable kernels_;
   ReplicatedSettings settings_;
   std::uint64_t id_;
