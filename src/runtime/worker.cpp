@@ -133,6 +133,13 @@ void Worker::add_task(TaskOrder order) {
                                             std::to_string(order.kernel) + " of " + std::to_string(kernels_.size()) +
                                             " on rank " + std::to_string(rank_));
   const std::uint64_t task = order.task;
+  if (!pushed_early_.empty())
+    if (trace::Recorder* recorder = trace::recorder())
+      for (const TaskAccess& access : order.accesses)
+        if (const auto early = pushed_early_.find(access.read); reads(access.mode) && early != pushed_early_.end()) {
+          trace_push(*recorder, access.read, early->second, task);
+          pushed_early_.erase(early);
+        }
   Local& local = tasks_[task];
   for (const TaskAccess& access : order.accesses) {
     if (!reads(access.mode) || store_.find(access.read)) continue;
@@ -146,6 +153,12 @@ void Worker::add_task(TaskOrder order) {
     trace_ready(local);
     ready_.push({local.order.priority, sequence_++, task});
   }
+}
+
+void Worker::trace_push(trace::Recorder& recorder, const Key& key, const PushLanded& landed, std::uint64_t task) {
+  recorder.record({.begin = landed.at, .end = landed.at, .a = landed.source, .b = rank_,
+                   .c = static_cast<std::int64_t>(landed.bytes), .d = static_cast<std::int64_t>(task),
+                   .e = static_cast<std::int64_t>(key.packed()), .kind = trace::Kind::transfer});
 }
 
 void Worker::set_budget(const Key& key, std::uint32_t uses) {
@@ -278,12 +291,12 @@ void Worker::on_data(const dyn::Channel::Arrival& a) {
         fetches_begun_.erase(begun);
       } else {
         // Sent unasked (replicated control pushes small versions): a transfer of no length at its landing,
-        // for the first task here that reads it.
-        const auto readers = waiting_.find(key);
-        const std::int64_t task =
-            readers == waiting_.end() || readers->second.empty() ? -1 : static_cast<std::int64_t>(readers->second.front());
-        recorder->span(trace::Kind::transfer, recorder->now(), source, rank_,
-                       static_cast<std::int64_t>(replica.bytes.size()), task, static_cast<std::int64_t>(key.packed()));
+        // for the first task here that reads it, which may not have arrived yet.
+        const PushLanded landed{recorder->now(), source, replica.bytes.size()};
+        if (const auto readers = waiting_.find(key); readers != waiting_.end() && !readers->second.empty())
+          trace_push(*recorder, key, landed, readers->second.front());
+        else
+          pushed_early_.emplace(key, landed);
       }
     }
     ++fetches_;

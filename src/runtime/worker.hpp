@@ -170,6 +170,14 @@ class Worker final : private Participant {
   };
   std::unordered_map<std::uint64_t, BroadcastBegun> broadcasts_begun_;
   std::unordered_map<std::uint64_t, double> landed_early_;  // p2p copies here before their orders
+  // Versions sent unasked that landed before any task here that reads them: recorded with the first one.
+  struct PushLanded {
+    double at;
+    int source;
+    std::size_t bytes;
+  };
+  std::unordered_map<Key, PushLanded, KeyHash> pushed_early_;
+  void trace_push(trace::Recorder& recorder, const Key& key, const PushLanded& landed, std::uint64_t task);
   std::vector<double> cores_busy_until_;  // modelled kernels: each modelled core's, for its row
 };
 
