@@ -32,10 +32,10 @@ std::atomic<std::uint64_t> runtimes_made{0};
 
 // The names of every rank's kernels, on every rank (collective).
 std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const std::vector<detail::KernelEntry>& kernels) {
-  codec::Buffer e;
-  e.put(static_cast<std::uint32_t>(kernels.size()));
-  for (const auto& k : kernels) e.put_string(k.name);
-  const int mine = static_cast<int>(e.bytes().size());
+  detail::msg::KernelNames mine_names;
+  for (const auto& k : kernels) mine_names.names.push_back(k.name);
+  const std::vector<std::byte> encoded = detail::msg::encode(mine_names);
+  const int mine = static_cast<int>(encoded.size());
   int size = 1;
   MPI_Comm_size(comm, &size);
   std::vector<int> lengths(static_cast<std::size_t>(size));
@@ -43,14 +43,13 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
   std::vector<int> offsets(lengths.size(), 0);
   for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
   std::vector<std::byte> all(static_cast<std::size_t>(offsets.back() + lengths.back()));
-  HERALD_MPI(MPI_Allgatherv(e.bytes().data(), mine, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, comm));
+  HERALD_MPI(MPI_Allgatherv(encoded.data(), mine, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, comm));
   std::vector<std::vector<std::string>> names(lengths.size());
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    codec::Reader d(std::span<const std::byte>(all).subspan(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])),
-                    "list of kernel names");
-    const auto n = d.get_count(8, "kernel names");
-    for (std::uint32_t k = 0; k < n; ++k) names[r].push_back(d.get_string());
-  }
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    names[r] = detail::msg::decode<detail::msg::KernelNames>(
+                   std::span<const std::byte>(all).subspan(static_cast<std::size_t>(offsets[r]),
+                                                           static_cast<std::size_t>(lengths[r])))
+                   .names;
   return names;
 }
 

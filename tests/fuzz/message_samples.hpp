@@ -38,6 +38,8 @@ inline std::vector<msg::Message> message_samples() {
       msg::Got{1},
       msg::Go{{1, 2}},
       msg::Lost{"worker rank 3 has sent nothing for 60 s"},
+      msg::KernelNames{{"gemm", "herald.read", ""}},
+      msg::KernelNames{},
   };
 }
 

@@ -237,6 +237,16 @@ void read(codec::Reader& r, Go& m) {
 void write(codec::Buffer& b, const Lost& m) { b.put_string(m.why); }
 void read(codec::Reader& r, Lost& m) { m.why = r.get_string(); }
 
+void write(codec::Buffer& b, const KernelNames& m) {
+  b.put(static_cast<std::uint32_t>(m.names.size()));
+  for (const std::string& name : m.names) b.put_string(name);
+}
+
+void read(codec::Reader& r, KernelNames& m) {
+  m.names.resize(r.get_count(8, "kernel names"));
+  for (std::string& name : m.names) name = r.get_string();
+}
+
 namespace {
 
 template <std::size_t I = 0>

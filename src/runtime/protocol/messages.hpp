@@ -40,7 +40,8 @@ enum Handler : std::uint16_t {
   got_handler,        // Got
   go_handler,         // Go
   lost_handler,       // Lost
-  last_handler = lost_handler,
+  kernel_names_kind,  // KernelNames: not an active message, but gathered by MPI_Allgatherv when run() starts
+  last_handler = kernel_names_kind,
 };
 
 // TaskAccess::source of a version that reaches the worker by a broadcast: nothing to fetch.
@@ -190,7 +191,16 @@ struct Lost {
   friend bool operator==(const Lost&, const Lost&) = default;
 };
 
-using Message = std::variant<Tasks, Fetch, Data, Readback, Done, Failure, Release, Heartbeat, Stop, Got, Go, Lost>;
+// every rank -> every rank, when run() starts: the names of the kernels it registered, in its own order (a
+// task order names a kernel by the receiving worker's index).
+struct KernelNames {
+  static constexpr Handler kind = kernel_names_kind;
+  std::vector<std::string> names;
+  friend bool operator==(const KernelNames&, const KernelNames&) = default;
+};
+
+using Message =
+    std::variant<Tasks, Fetch, Data, Readback, Done, Failure, Release, Heartbeat, Stop, Got, Go, Lost, KernelNames>;
 
 // The fields of each kind, after the envelope.
 void write(codec::Buffer& b, const Tasks& m);
@@ -205,6 +215,7 @@ void write(codec::Buffer& b, const Stop& m);
 void write(codec::Buffer& b, const Got& m);
 void write(codec::Buffer& b, const Go& m);
 void write(codec::Buffer& b, const Lost& m);
+void write(codec::Buffer& b, const KernelNames& m);
 void read(codec::Reader& r, Tasks& m);
 void read(codec::Reader& r, Fetch& m);
 void read(codec::Reader& r, Data& m);
@@ -217,6 +228,7 @@ void read(codec::Reader& r, Stop& m);
 void read(codec::Reader& r, Got& m);
 void read(codec::Reader& r, Go& m);
 void read(codec::Reader& r, Lost& m);
+void read(codec::Reader& r, KernelNames& m);
 
 // The version and kind every body starts with.
 void write_envelope(codec::Buffer& b, Handler kind);
