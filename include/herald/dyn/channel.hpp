@@ -1,6 +1,6 @@
 // Active messages on a communicator herald duplicated, advanced by polling: the layer the dynamic
 // broadcast and the task runtime both run on, and open to programs that want one-sided, handler-driven
-// messages of their own (examples in tests/dyn/channel_test.cpp; docs/dyn.md "The active-message channel").
+// messages of their own (examples in tests/dyn/channel_mpi_test.cpp; docs/dyn.md "The active-message channel").
 //
 // A message is a small frame (handler id, payload length, handler body) sent with one tag, followed by
 // its payload in pieces of at most `max_piece` bytes sent with another tag; a payload of at most
