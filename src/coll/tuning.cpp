@@ -158,14 +158,47 @@ std::string tuning_json(const Tuning& t) {
   return doc.dump(2) + "\n";
 }
 
-const TuningCell* find_cell(const Tuning& t, int ranks, std::size_t bytes) {
-  const TuningCell* best = nullptr;
-  double best_distance = 1.0;  // |log2 ratio| at most 1: within a factor of two
+namespace {
+
+// |log2(a / b)|, sizes and rank counts compared in ratio; from 1, so that 0 bytes is nearest the smallest cell.
+double log_distance(std::size_t a, std::size_t b) {
+  return std::abs(std::log2(static_cast<double>(std::max<std::size_t>(a, 1))) -
+                  std::log2(static_cast<double>(std::max<std::size_t>(b, 1))));
+}
+
+// Whether a cell speaks for a job of `fit`. Cells of no more ranks than the file's ranks per node were
+// measured within one node; the others across nodes, laid out as the file's job was.
+bool applies(const Tuning& t, const TuningFit& fit, const TuningCell& c) {
+  const bool within_a_node = c.ranks <= t.layout.ranks_per_node;
+  return fit.spans_nodes ? fit.node_cells : within_a_node;
+}
+
+// The rank count of the applicable cells nearest `ranks`, within a factor of two (more ranks on a tie), or 0.
+int nearest_ranks(const Tuning& t, const TuningFit& fit, int ranks) {
+  int best = 0;
+  double best_distance = 1.0;
   for (const TuningCell& c : t.cells) {
-    if (c.ranks != ranks) continue;
-    // Sizes compared from 1 byte, so that 0 bytes is nearest the smallest cell.
-    const double distance = std::abs(std::log2(static_cast<double>(std::max<std::size_t>(bytes, 1))) -
-                                     std::log2(static_cast<double>(std::max<std::size_t>(c.bytes, 1))));
+    if (!applies(t, fit, c)) continue;
+    const double distance = log_distance(static_cast<std::size_t>(ranks), static_cast<std::size_t>(c.ranks));
+    if (distance > best_distance) continue;
+    if (best == 0 || distance < best_distance || (distance == best_distance && c.ranks > best)) {
+      best = c.ranks;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+const TuningCell* find_cell(const Tuning& t, const TuningFit& fit, int ranks, std::size_t bytes) {
+  const int measured_ranks = nearest_ranks(t, fit, ranks);
+  if (measured_ranks == 0) return nullptr;
+  const TuningCell* best = nullptr;
+  double best_distance = 1.0;  // within a factor of two
+  for (const TuningCell& c : t.cells) {
+    if (c.ranks != measured_ranks || !applies(t, fit, c)) continue;
+    const double distance = log_distance(bytes, c.bytes);
     if (distance <= best_distance && (!best || distance < best_distance)) {
       best = &c;
       best_distance = distance;
@@ -174,15 +207,48 @@ const TuningCell* find_cell(const Tuning& t, int ranks, std::size_t bytes) {
   return best;
 }
 
+const TuningCell* find_cell(const Tuning& t, int ranks, std::size_t bytes) {
+  return find_cell(t, TuningFit{.spans_nodes = true, .node_cells = true}, ranks, bytes);
+}
+
 std::optional<std::string> layout_mismatch(const TuningLayout& file, const TuningLayout& job) {
   if (file.mpi_library != job.mpi_library)
     return "measured with '" + file.mpi_library + "', but this job runs '" + job.mpi_library + "'";
-  // Only what every rank sees alike decides: a rank's own node may hold fewer ranks than the others (the
-  // last node of a job), and a refusal on some ranks only would leave the others waiting.
-  if (job.ranks > file.ranks_per_node && job.ranks % file.ranks_per_node != 0)
-    return "measured with " + std::to_string(file.ranks_per_node) + " ranks per node, which a job of " +
-           std::to_string(job.ranks) + " ranks cannot fill";
   return std::nullopt;
+}
+
+TuningFit fit_tuning(const Tuning& t, const TuningLayout& job) {
+  TuningFit fit;
+  const int per_node = t.layout.ranks_per_node;
+  // Every rank of a job across nodes counts fewer ranks on its node than in the job, and every rank of a
+  // one-node job counts them all: the same answer everywhere, partly filled last node included.
+  fit.spans_nodes = job.ranks_per_node > 0 ? job.ranks_per_node < job.ranks : job.ranks > per_node;
+  if (fit.spans_nodes) {
+    // The file's ranks per node lay this job out only if the file itself spanned nodes (a one-node file's
+    // count is just its job's size) and this job fills whole nodes of that many.
+    const bool laid_as_file = t.inter_node && per_node > 0 && job.ranks % per_node == 0;
+    fit.node_cells = laid_as_file;
+    fit.node_size = laid_as_file ? per_node : 0;
+    if (!t.inter_node)
+      fit.unused.push_back("it was measured on one node and has no model of the network, which this job across "
+                           "nodes prices with herald's defaults (HERALD_PRESET, HERALD_ALPHA, HERALD_BETA set them)");
+    else if (!laid_as_file)
+      fit.unused.push_back("it was measured with " + std::to_string(per_node) + " ranks per node, and this job of " +
+                           std::to_string(job.ranks) + " ranks is not laid out so: its cells across nodes do not apply");
+  } else {
+    fit.node_cells = false;
+  }
+  if (!t.cells.empty() && job.ranks >= 2 && (!fit.spans_nodes || fit.node_cells)) {
+    const int measured = nearest_ranks(t, fit, job.ranks);
+    const std::string ranks = std::to_string(job.ranks);
+    if (measured == 0)
+      fit.unused.push_back("it has no cells within a factor of two of " + ranks +
+                           " ranks: auto prices with the file's model");
+    else if (measured != job.ranks)
+      fit.unused.push_back("it has no cells for " + ranks + " ranks: auto takes those for " +
+                           std::to_string(measured) + " ranks, the nearest");
+  }
+  return fit;
 }
 
 }  // namespace herald

@@ -4,6 +4,8 @@
 //   version    tuning_version 2: every call refuses, naming the file
 //   other_mpi  another MPI library: every call refuses, naming both libraries
 //   fallback   the other MPI's file with HERALD_TUNING_FALLBACK=1: auto runs on the cost model
+//   other_shape  this MPI, but measured by a 2-rank job (2 ranks per node): this larger job uses it, taking the
+//              2-rank cells, and says so once
 //   existing   no file is written: the one at the path (herald-tune's) is used, cell by cell
 #include <herald/bcast.hpp>
 #include <herald/error.hpp>
@@ -39,8 +41,10 @@ void write_file(const std::string& mode, const std::string& path) {
     t.layout = herald::this_job_layout();
     if (mode == "other_mpi" || mode == "fallback") t.layout.mpi_library = "Other MPI 1.0";
     t.intra_node = {.alpha = 5e-7, .beta = 2e-10, .gap = 1e-7};
-    t.cells = {{.ranks = P, .bytes = 1024, .algorithm = "chain", .parameters = {.segment = 256}, .seconds = 1e-6},
-               {.ranks = P, .bytes = 65536, .algorithm = "native", .seconds = 1e-5}};
+    const int measured = mode == "other_shape" ? 2 : P;
+    if (mode == "other_shape") t.layout.ranks = t.layout.ranks_per_node = 2;
+    t.cells = {{.ranks = measured, .bytes = 1024, .algorithm = "chain", .parameters = {.segment = 256}, .seconds = 1e-6},
+               {.ranks = measured, .bytes = 65536, .algorithm = "native", .seconds = 1e-5}};
     std::string text = herald::tuning_json(t);
     if (mode == "version") text.replace(text.find("\"tuning_version\": 1"), 19, "\"tuning_version\": 2");
     std::ofstream(path) << text;
@@ -90,10 +94,10 @@ TEST(TuningFile, AsTheModeSays) {
     EXPECT_GT(cells, 0) << "the file has no cell for " << P << " ranks";
     return;
   }
-  if (mode == "measured" || mode == "fallback") {
+  if (mode == "measured" || mode == "fallback" || mode == "other_shape") {
     const std::string small = herald::resolve_algorithm({.algorithm = "auto"}, P, 1024);
     const std::string medium = herald::resolve_algorithm({.algorithm = "auto"}, P, 65536);
-    if (mode == "measured") {
+    if (mode == "measured" || mode == "other_shape") {
       EXPECT_EQ(small, "chain");
       EXPECT_EQ(herald::resolve_algorithm({.algorithm = "auto"}, P, 1500), "chain");  // within a factor of two
       EXPECT_EQ(medium, "native");

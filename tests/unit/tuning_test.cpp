@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace herald {
@@ -93,25 +94,126 @@ TEST(Tuning, FindsTheNearestCellWithinAFactorOfTwo) {
   EXPECT_EQ(find_cell(t, 4, 600 * 1024)->algorithm, "chain");
   EXPECT_EQ(find_cell(t, 4, 511), nullptr);
   EXPECT_EQ(find_cell(t, 4, 64 * 1024), nullptr);
-  EXPECT_EQ(find_cell(t, 3, 1024), nullptr);
   EXPECT_EQ(find_cell(t, 2, 1024)->algorithm, "native");
+  // No cells for 3 ranks: those of 4 (nearer in ratio than 2) speak for them; none within a factor of two
+  // of 9 or of 1.
+  ASSERT_NE(find_cell(t, 3, 1024), nullptr);
+  EXPECT_EQ(find_cell(t, 3, 1024)->ranks, 4);
+  EXPECT_EQ(find_cell(t, 8, 1024)->ranks, 4);
+  EXPECT_EQ(find_cell(t, 9, 1024), nullptr);
+  // The nearest rank count decides before the size: 3 ranks at 64 KiB find no 4-rank cell near that size,
+  // and take no 2-rank one either.
+  EXPECT_EQ(find_cell(t, 3, 64 * 1024), nullptr);
 }
 
-TEST(Tuning, LayoutMustMatch) {
+// Exhaustive over small shapes: a cell found is always of an applicable rank count within a factor of two,
+// and of a size within a factor of two; none found means none such exists at the nearest rank count.
+TEST(Tuning, CellsFoundAreNearestForEveryShape) {
+  Tuning t = sample();
+  t.layout.ranks_per_node = 2;
+  t.layout.ranks = 8;
+  t.inter_node = CostModel{.alpha = 2e-6, .beta = 1e-9};
+  t.cells.push_back({.ranks = 8, .bytes = 4096, .algorithm = "binomial"});
+  for (bool spans : {false, true})
+    for (bool node_cells : {false, true}) {
+      const TuningFit fit{.spans_nodes = spans, .node_size = 0, .node_cells = node_cells};
+      for (int ranks = 1; ranks <= 20; ++ranks)
+        for (std::size_t bytes : {0, 1, 500, 1024, 3000, 4096, 10000, 1 << 20, 1 << 23, 1 << 25}) {
+          const TuningCell* c = find_cell(t, fit, ranks, bytes);
+          if (!c) continue;
+          const bool within_a_node = c->ranks <= t.layout.ranks_per_node;
+          EXPECT_TRUE(spans ? node_cells : within_a_node) << ranks << " ranks: a cell that does not apply";
+          EXPECT_LE(c->ranks, 2 * ranks);
+          EXPECT_GE(2 * c->ranks, ranks);
+          EXPECT_LE(c->bytes, 2 * std::max<std::size_t>(bytes, 1));
+          EXPECT_GE(2 * std::max<std::size_t>(c->bytes, 1), bytes);
+          if (c->ranks == ranks) continue;
+          for (const TuningCell& other : t.cells)  // no applicable cell of exactly this many ranks
+            EXPECT_FALSE(other.ranks == ranks && (spans ? node_cells : other.ranks <= 2)) << ranks;
+        }
+    }
+}
+
+TEST(Tuning, OnlyAnotherMpiLibraryRefusesTheFile) {
   const TuningLayout file{.mpi_library = "Open MPI v4.1.4", .ranks = 4, .ranks_per_node = 4};
   EXPECT_FALSE(layout_mismatch(file, file));
-  EXPECT_FALSE(layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 64, .ranks_per_node = 4}));
-  EXPECT_FALSE(layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 2, .ranks_per_node = 0}));
+  for (int ranks : {1, 2, 3, 5, 10, 64})
+    for (int own : {0, 1, 2, 3, 4, 8})
+      EXPECT_FALSE(layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = ranks, .ranks_per_node = own}));
   const auto other_mpi = layout_mismatch(file, {.mpi_library = "MPICH 4.0.2", .ranks = 4, .ranks_per_node = 4});
   ASSERT_TRUE(other_mpi);
   EXPECT_NE(other_mpi->find("MPICH 4.0.2"), std::string::npos);
-  const auto unfillable = layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = 4});
-  ASSERT_TRUE(unfillable);
-  EXPECT_NE(unfillable->find("10 ranks"), std::string::npos);
-  // Every rank decides alike: the rank on a partly filled last node (2 of 4) sees what the others see.
-  for (int own : {0, 2, 4})
-    EXPECT_EQ(layout_mismatch(file, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own}),
-              unfillable);
+  EXPECT_NE(other_mpi->find("Open MPI v4.1.4"), std::string::npos);
+}
+
+bool says(const TuningFit& fit, const std::string& words) {
+  for (const std::string& note : fit.unused)
+    if (note.find(words) != std::string::npos) return true;
+  return false;
+}
+
+// A file measured by herald-tune at 2 ranks on one node serves the jobs of that machine.
+TEST(Tuning, OneNodeFileFitsEveryJob) {
+  Tuning t;
+  t.layout = {.mpi_library = "Open MPI v4.1.4", .ranks = 2, .ranks_per_node = 2};
+  t.intra_node = {.alpha = 3e-7, .beta = 1e-10};
+  t.cells = {{.ranks = 2, .bytes = 1024, .algorithm = "node_shared"}};
+  // 3 ranks on the node: the 2-rank cells, said once.
+  TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 3, .ranks_per_node = 3});
+  EXPECT_FALSE(fit.spans_nodes);
+  EXPECT_EQ(fit.node_size, 0);
+  ASSERT_NE(find_cell(t, fit, 3, 1024), nullptr);
+  EXPECT_TRUE(says(fit, "no cells for 3 ranks: auto takes those for 2 ranks")) << fit.unused.size();
+  // The exact shape: nothing to say.
+  fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 2, .ranks_per_node = 2});
+  EXPECT_TRUE(fit.unused.empty());
+  EXPECT_NE(find_cell(t, fit, 2, 1024), nullptr);
+  // 8 ranks on the node: no cell near enough, the model prices.
+  fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 8, .ranks_per_node = 8});
+  EXPECT_EQ(find_cell(t, fit, 8, 1024), nullptr);
+  EXPECT_TRUE(says(fit, "no cells within a factor of two of 8 ranks"));
+  // Across nodes (4 per node, the last partly filled at 10 ranks): no network model, no node size from a
+  // one-node file, no cells; every rank, whatever its own node holds, decides alike.
+  for (int own : {4, 2}) {
+    fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own});
+    EXPECT_TRUE(fit.spans_nodes);
+    EXPECT_EQ(fit.node_size, 0);
+    EXPECT_EQ(find_cell(t, fit, 2, 1024), nullptr);
+    EXPECT_TRUE(says(fit, "no model of the network"));
+  }
+  // The launcher says nothing: the file's ranks per node decide.
+  EXPECT_FALSE(fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 2, .ranks_per_node = 0}).spans_nodes);
+  EXPECT_TRUE(fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 3, .ranks_per_node = 0}).spans_nodes);
+}
+
+// A file measured across nodes: jobs laid out as it was take its node size and all its cells.
+TEST(Tuning, FileAcrossNodesFitsJobsLaidOutAlike) {
+  Tuning t;
+  t.layout = {.mpi_library = "Open MPI v4.1.4", .ranks = 16, .ranks_per_node = 4};
+  t.intra_node = {.alpha = 3e-7, .beta = 1e-10};
+  t.inter_node = CostModel{.alpha = 2e-6, .beta = 1e-9};
+  t.cells = {{.ranks = 2, .bytes = 1024, .algorithm = "binomial"}, {.ranks = 16, .bytes = 1024, .algorithm = "chain"}};
+  for (int own : {4, 0}) {
+    const TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 16, .ranks_per_node = own});
+    EXPECT_TRUE(fit.spans_nodes);
+    EXPECT_EQ(fit.node_size, 4);
+    EXPECT_TRUE(fit.unused.empty());
+    EXPECT_EQ(find_cell(t, fit, 16, 1024)->algorithm, "chain");
+  }
+  // 10 ranks cannot be laid out as whole nodes of 4: the model prices, the nodes are found by herald.
+  for (int own : {4, 2}) {
+    const TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own});
+    EXPECT_TRUE(fit.spans_nodes);
+    EXPECT_EQ(fit.node_size, 0);
+    EXPECT_EQ(find_cell(t, fit, 10, 1024), nullptr);
+    EXPECT_TRUE(says(fit, "measured with 4 ranks per node"));
+  }
+  // A one-node job of 2 ranks takes the cells measured within a node only.
+  const TuningFit one = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 2, .ranks_per_node = 2});
+  EXPECT_FALSE(one.spans_nodes);
+  EXPECT_EQ(find_cell(t, one, 2, 1024)->algorithm, "binomial");
+  const TuningFit three = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 3, .ranks_per_node = 3});
+  EXPECT_EQ(find_cell(t, three, 3, 1024)->algorithm, "binomial");
 }
 
 }  // namespace

@@ -224,18 +224,18 @@ Context::Context() : message_limit_(max_message_bytes) {
     default_algorithm_ = environment("HERALD_ALGORITHM").value_or("auto");
     if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
     parameters_ = parameters_from_environment();
-    tuning_ = tuning_from_environment();
-    // A job across nodes prices every flat algorithm with the slower, inter-node model.
-    // Whether the job spans nodes, from what every rank sees alike: its size and the file's ranks per node.
-    int world = 1;
-    if (tuning_) HERALD_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world));
-    const bool spans_nodes = tuning_ && world > tuning_->layout.ranks_per_node;
-    if (spans_nodes) job_node_size_ = tuning_->layout.ranks_per_node;
+    if (auto job_tuning = tuning_from_environment()) {
+      tuning_ = std::move(job_tuning->tuning);
+      fit_ = std::move(job_tuning->fit);
+    }
+    // A job across nodes prices every flat algorithm with the network's model; the hierarchical ones price
+    // their hops within a node apart. A file measured on one node has no network model: herald's defaults
+    // (or a preset) stand in for it.
+    if (tuning_ && fit_.spans_nodes) job_node_size_ = fit_.node_size;
     // A measured file wins over a preset; without either, the defaults (cost_model_from_environment()).
     CostModel base = tuning_ ? tuning_->intra_node : cost_model_from_environment();
-    if (tuning_ && spans_nodes && tuning_->inter_node) {
-      // Flat algorithms cross the network; the hierarchical one prices its node-local level apart.
-      base = *tuning_->inter_node;
+    if (tuning_ && fit_.spans_nodes) {
+      base = tuning_->inter_node ? *tuning_->inter_node : cost_model_from_environment();
       base.node_alpha = tuning_->intra_node.alpha;
       base.node_beta = tuning_->intra_node.beta;
     }
@@ -334,13 +334,13 @@ std::shared_ptr<CommState> Context::existing_state(MPI_Comm user) {
 const TuningCell* Context::measured(int ranks, std::size_t bytes) {
   if (!tuning_) return nullptr;
   // Ranks fit 24 bits and sizes 40 here; a larger shape is looked up each time.
-  if (ranks >= (1 << 24) || bytes >= (std::uint64_t{1} << 40)) return find_cell(*tuning_, ranks, bytes);
+  if (ranks >= (1 << 24) || bytes >= (std::uint64_t{1} << 40)) return find_cell(*tuning_, fit_, ranks, bytes);
   const std::uint64_t key = static_cast<std::uint64_t>(ranks) << 40 | bytes;
   if (key == last_measured_key_) return last_measured_;
   auto it = measured_.find(key);
   if (it == measured_.end()) {
     if (measured_.size() >= 1024) measured_.clear();  // a program sweeping sizes must not grow it forever
-    it = measured_.emplace(key, find_cell(*tuning_, ranks, bytes)).first;
+    it = measured_.emplace(key, find_cell(*tuning_, fit_, ranks, bytes)).first;
   }
   last_measured_key_ = key;
   return last_measured_ = it->second;
@@ -359,9 +359,9 @@ void Context::explain(const Problem& problem, const TuningCell* cell) {
     return text;
   };
   if (cell) {
-    std::fprintf(stderr, "herald auto: %d ranks, %zu bytes: %s%s, measured %.2f us (native %.2f us) for %zu bytes in the tuning file\n",
+    std::fprintf(stderr, "herald auto: %d ranks, %zu bytes: %s%s, measured %.2f us (native %.2f us) for %d ranks and %zu bytes in the tuning file\n",
                  problem.ranks, problem.bytes, cell->algorithm.c_str(), parameters(cell->parameters).c_str(),
-                 cell->seconds * 1e6, cell->native_seconds * 1e6, cell->bytes);
+                 cell->seconds * 1e6, cell->native_seconds * 1e6, cell->ranks, cell->bytes);
     return;
   }
   const std::vector<Choice> ranked = rank_algorithms(problem, model_);

@@ -266,6 +266,7 @@ class Context {
   Parameters parameters_;
   CostModel model_;
   std::optional<Tuning> tuning_;
+  TuningFit fit_;  // how this job uses tuning_
   std::unordered_map<std::uint64_t, const TuningCell*> measured_;  // (ranks, bytes) -> cell or nullptr
   std::uint64_t last_measured_key_ = ~std::uint64_t{0};
   const TuningCell* last_measured_ = nullptr;

@@ -25,16 +25,26 @@ int launcher_ranks_per_node() {
   return 0;
 }
 
-Tuning read_checked(const std::string& path) {
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+mpi::JobTuning read_checked(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(Errc::invalid_argument, "tuning file '" + path + "' (HERALD_TUNING_FILE) cannot be read");
   std::ostringstream text;
   text << in.rdbuf();
   Tuning tuning = parse_tuning(text.str(), path);
-  if (const auto problem = layout_mismatch(tuning.layout, this_job_layout()))
+  const TuningLayout job = this_job_layout();
+  if (const auto problem = layout_mismatch(tuning.layout, job))
     throw Error(Errc::invalid_argument, "tuning file '" + path + "': " + *problem +
                                             "; measure this machine with herald-tune, or set HERALD_TUNING_FALLBACK=1");
-  return tuning;
+  TuningFit fit = fit_tuning(tuning, job);
+  if (world_rank() == 0)
+    for (const std::string& note : fit.unused) std::fprintf(stderr, "herald: tuning file '%s': %s\n", path.c_str(), note.c_str());
+  return {std::move(tuning), std::move(fit)};
 }
 
 }  // namespace
@@ -52,16 +62,14 @@ TuningLayout this_job_layout() {
   return {.mpi_library = library, .ranks = ranks, .ranks_per_node = launcher_ranks_per_node()};
 }
 
-std::optional<Tuning> mpi::tuning_from_environment() {
+std::optional<mpi::JobTuning> mpi::tuning_from_environment() {
   const auto path = environment("HERALD_TUNING_FILE");
   if (!path || path->empty()) return std::nullopt;
   try {
     return read_checked(*path);
   } catch (const Error& e) {
     if (environment("HERALD_TUNING_FALLBACK").value_or("0") != "1") throw;
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) std::fprintf(stderr, "herald: %s; going on without it (HERALD_TUNING_FALLBACK=1)\n", e.what());
+    if (world_rank() == 0) std::fprintf(stderr, "herald: %s; going on without it (HERALD_TUNING_FALLBACK=1)\n", e.what());
     return std::nullopt;
   }
 }

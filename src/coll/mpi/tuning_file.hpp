@@ -7,9 +7,16 @@
 
 namespace herald::mpi {
 
-// The file HERALD_TUNING_FILE names, if set. Throws Error(invalid_argument) naming the file and the problem
-// (unreadable, malformed, another version, another MPI library or layout) unless HERALD_TUNING_FALLBACK=1,
-// which prints the problem once (world rank 0) and goes on without the file.
-std::optional<Tuning> tuning_from_environment();
+// A tuning file and how this job uses it.
+struct JobTuning {
+  Tuning tuning;
+  TuningFit fit;
+};
+
+// The file HERALD_TUNING_FILE names, if set, fitted to this job; what it cannot give the job is said once
+// (world rank 0). Throws Error(invalid_argument) naming the file and the problem (unreadable, malformed,
+// another version, another MPI library) unless HERALD_TUNING_FALLBACK=1, which prints the problem once
+// (world rank 0) and goes on without the file.
+std::optional<JobTuning> tuning_from_environment();
 
 }  // namespace herald::mpi
