@@ -1,6 +1,7 @@
 // The table of broadcast algorithms: canonical names, defaults, and the generators behind them.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 #include <herald/simulator.hpp>
 

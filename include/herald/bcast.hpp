@@ -15,6 +15,7 @@
 // interleaved with MPI's own messages for it. Every later ibcast on the communicator is local.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 
 #include <mpi.h>

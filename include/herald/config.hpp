@@ -2,6 +2,7 @@
 // values given per call, which win over them.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 
 #include <cstddef>

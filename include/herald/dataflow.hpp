@@ -4,6 +4,7 @@
 // analysis to time schedules and to reject a send of bytes the rank does not have yet.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 // a node agree on them without a word.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 
 #include <cstdint>

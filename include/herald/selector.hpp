@@ -2,6 +2,7 @@
 #pragma once
 
 #include <herald/algorithms.hpp>
+#include <herald/error.hpp>
 #include <herald/simulator.hpp>
 
 #include <map>

@@ -18,6 +18,8 @@
 // layer's cost is one test of a pointer (recorder() returns nullptr).
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -5,6 +5,7 @@
 // MPI_Finalize is finished there.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/trace.hpp>
 
 #include <mpi.h>

@@ -4,6 +4,7 @@
 
 #include <herald/balance/forecast.hpp>
 #include <herald/balance/placement.hpp>
+#include <herald/error.hpp>
 
 #include <span>
 #include <string>

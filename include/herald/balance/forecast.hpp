@@ -1,6 +1,8 @@
 // The forecast check (SABO paper, section IV-C): act only if no process is predicted to become the slowest.
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <span>
 #include <vector>
 

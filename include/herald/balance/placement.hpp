@@ -7,6 +7,8 @@
 // at least one.
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <span>
 #include <vector>
 

@@ -1,6 +1,8 @@
 // The balancer's configuration: HERALD_BALANCE_* environment variables (docs/balance.md lists them).
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <functional>
 #include <optional>
 #include <span>

@@ -1,6 +1,8 @@
 // Thread counts in proportion to load: the first step of a balancing decision.
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <span>
 #include <vector>
 

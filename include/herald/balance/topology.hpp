@@ -1,6 +1,8 @@
 // A node as the balancer sees it: sockets, each a list of cores (one OS CPU number per core).
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <span>
 #include <string>
 #include <vector>

@@ -18,6 +18,7 @@
 
 #include <herald/dyn/matcher.hpp>
 #include <herald/dyn/route.hpp>
+#include <herald/error.hpp>
 #include <herald/simulator.hpp>
 
 #include <mpi.h>

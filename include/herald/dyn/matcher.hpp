@@ -7,6 +7,8 @@
 // ones from its origin have arrived. Pure bookkeeping on ids; the caller owns buffers and data.
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <deque>

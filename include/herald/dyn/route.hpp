@@ -9,6 +9,7 @@
 
 #include <herald/algorithms.hpp>
 #include <herald/dyn/wire.hpp>
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 #include <herald/simulator.hpp>
 

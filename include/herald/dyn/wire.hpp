@@ -7,6 +7,7 @@
 // All integers are little-endian, whatever the host.
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/schedule.hpp>
 
 #include <cstddef>

@@ -2,6 +2,8 @@
 // scheduled graph; see docs/runtime.md, "Broadcasts").
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>

@@ -29,6 +29,7 @@
 // own part of every wait()'s graph, as StarPU-MPI does (docs/runtime.md, "Two modes of control").
 #pragma once
 
+#include <herald/error.hpp>
 #include <herald/runtime/access.hpp>
 #include <herald/runtime/broadcast.hpp>
 #include <herald/runtime/scheduling.hpp>

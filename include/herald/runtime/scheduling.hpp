@@ -10,6 +10,8 @@
 //   s.tasks[7].worker, s.tasks[7].start, s.makespan
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <cstddef>
 #include <span>
 #include <string_view>
