@@ -33,6 +33,14 @@ void check_usage(Checks checks) {
   }
 }
 
+// Whether this process is rank 0 of MPI_COMM_WORLD: every rank reads the same command line and reaches the
+// same verdict, and rank 0 alone tells it.
+inline bool world_rank_zero() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank == 0;
+}
+
 template <class Run>
 int mpi_main(int argc, char** argv, const char* program, Run run) {
   MPI_Init(&argc, &argv);

@@ -146,12 +146,10 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
   app.add_option("--json", s.json, "write the results, raw samples included, as JSON to this file");
 
   Parsed parsed;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out, err;
-    parsed.exit_code = (app.exit)(e, out, err) == 0 ? 0 : 2;  // parenthesised: see cli.hpp
-    parsed.message = out.str() + err.str();
+  std::ostringstream out;
+  if (const auto status = herald::cli::parse(app, argc, argv, out, out)) {
+    parsed.exit_code = *status;
+    parsed.message = out.str();
     return parsed;
   }
 

@@ -76,7 +76,7 @@ int run(int argc, char** argv) {
   MPI_Comm_size(comm, &size);
   Parsed parsed = parse_options(argc, argv, size);
   if (parsed.exit_code >= 0) {
-    if (rank == 0) std::fprintf(parsed.exit_code == 0 ? stdout : stderr, "%s\n", parsed.message.c_str());
+    if (rank == 0) std::fputs(parsed.message.c_str(), parsed.exit_code == 0 ? stdout : stderr);
     return parsed.exit_code;
   }
   const Options& o = parsed.options;

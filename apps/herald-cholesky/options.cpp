@@ -7,6 +7,7 @@
 #include "cli.hpp"  // CLI11, also under SimGrid's smpicxx
 
 #include <regex>
+#include <sstream>
 
 namespace herald::cholesky {
 
@@ -62,20 +63,15 @@ Parsed parse_options(int argc, char** argv, int processes) {
   app.add_option("--calibrate", o.calibrate,
                  "measure each kernel at the tile size and precision, write them as JSON to this file, exit");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    parsed.exit_code = 0;
-    parsed.message = app.help();
-    return parsed;
-  } catch (const CLI::ParseError& e) {
-    parsed.exit_code = 2;
-    parsed.message = std::string("herald-cholesky: ") + e.what() + "\nRun with --help for the options.";
+  std::ostringstream out;
+  if (const auto status = herald::cli::parse(app, argc, argv, out, out)) {
+    parsed.exit_code = *status;
+    parsed.message = out.str();
     return parsed;
   }
   auto fail = [&](const std::string& why) {
-    parsed.exit_code = 2;
-    parsed.message = "herald-cholesky: " + why + "\nRun with --help for the options.";
+    parsed.exit_code = herald::cli::usage_status;
+    parsed.message = herald::cli::refusal("herald-cholesky", why) + "\n";
     return parsed;
   };
   o.precision = precision == "single" ? Precision::single : Precision::double_;

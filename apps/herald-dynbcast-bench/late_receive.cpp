@@ -18,10 +18,10 @@
 #include <herald/dyn/endpoint.hpp>
 #include <herald/error.hpp>
 
+#include "cli.hpp"
 #include "mpi_main.hpp"
 #include "statistics.hpp"
 
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <algorithm>
@@ -128,11 +128,7 @@ int run(int argc, char** argv) {
                "rank 1 polls its endpoint until every message is there before posting a receive, as a progress "
                "thread would, so that each is held first");
   app.add_option("--csv", csv_path, "raw results, one row per repetition, side and method")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto status = herald::cli::parse(app, argc, argv, herald::bench::world_rank_zero())) return *status;
   std::vector<std::size_t> sizes;
   int rank = 0, size = 0;
   herald::bench::check_usage([&] {

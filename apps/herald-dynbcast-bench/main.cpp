@@ -14,15 +14,10 @@
 #include <herald/selector.hpp>
 
 #include "calibration.hpp"
+#include "cli.hpp"
 #include "mpi_main.hpp"
 #include "statistics.hpp"
 
-// SimGrid's smpicxx force-includes a header that makes exit() a macro, which breaks CLI11's App::exit;
-// the benchmark returns from main() instead of calling exit(), so the plain function is all it needs.
-#ifdef exit
-#undef exit
-#endif
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <algorithm>
@@ -219,11 +214,7 @@ int run(int argc, char** argv) {
   app.add_option("--predict", predict,
                  "print the cost model's figures for these recipient counts (no broadcast is run), e.g. 4,7,15,63")
       ->delimiter(',');
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto status = herald::cli::parse(app, argc, argv, herald::bench::world_rank_zero())) return *status;
   std::vector<std::size_t> sizes;
   herald::bench::check_usage([&] {
     for (const auto& t : size_texts) sizes.push_back(herald::parse_bytes(t, "--sizes"));

@@ -11,10 +11,10 @@
 #endif
 #include <herald/config.hpp>
 
+#include "cli.hpp"
 #include "mpi_main.hpp"
 #include "statistics.hpp"
 
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <algorithm>
@@ -79,11 +79,7 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--reps", reps, "repetitions (median over them)")->capture_default_str();
   app.add_option("--iterations", iterations, "messages per repetition")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (const auto status = herald::cli::parse(app, argc, argv, herald::bench::world_rank_zero())) return *status;
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -5,7 +5,7 @@
 #include <herald/balance/placement.hpp>
 #include <herald/error.hpp>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
   int sockets = 0, per_socket = 0;
   std::vector<int> cores, requests, threads;
   std::vector<double> loads;
-  app.add_option("--sockets", sockets, "sockets of the node")->check(CLI::PositiveNumber);
-  app.add_option("--cores-per-socket", per_socket, "cores of each socket")->check(CLI::PositiveNumber);
+  app.add_option("--sockets", sockets, "sockets of the node")->check(herald::cli::positive);
+  app.add_option("--cores-per-socket", per_socket, "cores of each socket")->check(herald::cli::positive);
   auto* uneven = app.add_option("--cores", cores, "cores of each socket, for unequal sockets: 24,12")
                      ->delimiter(',');
   auto* by_request = app.add_option("--requests", requests, "threads each process requests: 14,9,13,12")
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   by_request->excludes(by_load);
   uneven->excludes("--sockets")->excludes("--cores-per-socket");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = herald::cli::parse(app, argc, argv)) return *status;
 
   try {
     if (cores.empty()) {

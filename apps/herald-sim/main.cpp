@@ -5,7 +5,8 @@
 #include <herald/selector.hpp>
 #include <herald/simulator.hpp>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -70,10 +71,10 @@ int main(int argc, char** argv) {
   app.add_option("--eager", eager_text, "fair: largest send that completes when posted (K/M/G suffixes)")
       ->capture_default_str();
   app.add_option("--window", window.per_rank, "fair: sends in flight per rank")
-      ->check(CLI::PositiveNumber)
+      ->check(herald::cli::positive)
       ->capture_default_str();
   app.add_option("--window-per-peer", window.per_peer, "fair: sends in flight per rank to one peer")
-      ->check(CLI::PositiveNumber)
+      ->check(herald::cli::positive)
       ->capture_default_str();
   app.add_option("--node-alpha", model.node_alpha,
                  "seconds per message within a node, for auto's price of the node-aware algorithms (negative: --alpha)")
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
                      "): its network and node figures, and its typical node's ranks as --node-size; the options "
                      "above that are given win");
   app.add_flag("--json", json, "print JSON instead of key=value lines");
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = herald::cli::parse(app, argc, argv)) return *status;
 
   try {
     problem.bytes = herald::parse_bytes(bytes_text, "--bytes");

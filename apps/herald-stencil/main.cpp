@@ -6,7 +6,8 @@
 // reduction. herald_balanced() ends each phase. From --flip-at on, the load moves to the mirrored ranks.
 #include <herald/balance.h>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
+
 #include <mpi.h>
 #include <omp.h>
 
@@ -71,21 +72,18 @@ int main(int argc, char** argv) {
   std::vector<int> heavy{0};
   bool csv = false;
   app.add_option("--size", size, "grid edge per process (points)")->check(CLI::Range(3, 1024))->capture_default_str();
-  app.add_option("--phases", phases, "phases to run")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--phases", phases, "phases to run")->check(herald::cli::positive)->capture_default_str();
   app.add_option("--sweeps", sweeps, "sweeps per phase on an unloaded process")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(herald::cli::positive)->capture_default_str();
   app.add_option("--factor", factor, "work of a loaded process relative to the others")
       ->check(CLI::Range(0.01, 1000.0))->capture_default_str();
   app.add_option("--loaded", heavy, "loaded ranks: 0,3")->delimiter(',')->capture_default_str();
   app.add_option("--flip-at", flip_at, "phase from which the load moves to the mirrored ranks (0: never)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(herald::cli::non_negative)->capture_default_str();
   app.add_flag("--csv", csv, "print every phase: phase,seconds,threads of each rank");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
+  if (const auto status = herald::cli::parse(app, argc, argv, rank == 0)) {
     MPI_Finalize();
-    return code;
+    return *status;
   }
 
   Grid grid(size);

@@ -9,13 +9,13 @@
 // rank's median nanoseconds per submit().
 #include <herald/runtime/runtime.hpp>
 
+#include "cli.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <string_view>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -25,22 +25,19 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long tasks = 100000, width = 64;
   int repetitions = 7;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string_view flag = argv[i];
-    const long value = std::strtol(argv[i + 1], nullptr, 10);
-    if (value < 1) {
-      if (rank == 0) std::fprintf(stderr, "herald-submit-bench: %s takes a count of at least 1\n", argv[i]);
-      MPI_Finalize();
-      return 2;
-    }
-    if (flag == "--tasks") tasks = value;
-    else if (flag == "--repetitions") repetitions = static_cast<int>(value);
-    else if (flag == "--width") width = std::max(3L, value);
-    else {
-      if (rank == 0) std::fprintf(stderr, "herald-submit-bench: unknown flag %s\n", argv[i]);
-      MPI_Finalize();
-      return 2;
-    }
+  CLI::App app{"What a task costs the ranks that neither run it nor hold its data, under replicated control"};
+  app.add_option("--tasks", tasks, "tasks submitted per repetition")
+      ->check(herald::cli::positive)
+      ->capture_default_str();
+  app.add_option("--repetitions", repetitions, "repetitions of the submit loop (median)")
+      ->check(herald::cli::positive)
+      ->capture_default_str();
+  app.add_option("--width", width, "data the tasks read and write (at least 3)")
+      ->check(CLI::Range(3L, 1L << 20))
+      ->capture_default_str();
+  if (const auto status = herald::cli::parse(app, argc, argv, rank == 0)) {
+    MPI_Finalize();
+    return *status;
   }
   using namespace herald::runtime;
   std::vector<double> per_task;

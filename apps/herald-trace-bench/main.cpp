@@ -6,11 +6,14 @@
 //    timed to the slowest rank.
 //
 //   mpiexec -n 2 herald-trace-bench [--sizes 1,1K,64K] [--calls 2000] [--repetitions 7] [--algorithm binomial]
+#include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
+#include <herald/error.hpp>
 #include <herald/tracing.hpp>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -57,23 +60,32 @@ int main(int argc, char** argv) {
   std::string sizes = "1,1K,64K", algorithm = "binomial";
   std::string directory = (std::filesystem::temp_directory_path() / "herald-trace-bench").string();
   int calls = 2000, repetitions = 7;
-  app.add_option("--sizes", sizes, "broadcast sizes, comma-separated (4096, 64K, 1M)");
-  app.add_option("--calls", calls, "broadcasts per repetition")->check(CLI::PositiveNumber);
-  app.add_option("--repetitions", repetitions, "repetitions of each measurement")->check(CLI::PositiveNumber);
-  app.add_option("--algorithm", algorithm, "the broadcasts' algorithm");
+  app.add_option("--sizes", sizes, "broadcast sizes, comma-separated (4096, 64K, 1M)")->capture_default_str();
+  app.add_option("--calls", calls, "broadcasts per repetition")
+      ->check(herald::cli::positive)
+      ->capture_default_str();
+  app.add_option("--repetitions", repetitions, "repetitions of each measurement")
+      ->check(herald::cli::positive)
+      ->capture_default_str();
+  app.add_option("--algorithm", algorithm, "the broadcasts' algorithm")->capture_default_str();
   app.add_option("--trace-dir", directory, "where the traces go (overwritten)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+  if (const auto status = herald::cli::parse(app, argc, argv, rank == 0)) {
     MPI_Finalize();
-    return code;
+    return *status;
   }
   std::vector<std::size_t> bytes;
-  for (std::size_t start = 0; start <= sizes.size();) {
-    const std::size_t comma = std::min(sizes.find(',', start), sizes.size());
-    bytes.push_back(herald::parse_bytes(sizes.substr(start, comma - start), "--sizes"));
-    start = comma + 1;
+  try {
+    for (std::size_t start = 0; start <= sizes.size();) {
+      const std::size_t comma = std::min(sizes.find(',', start), sizes.size());
+      bytes.push_back(herald::parse_bytes(sizes.substr(start, comma - start), "--sizes"));
+      start = comma + 1;
+    }
+    // An unknown name is refused before any broadcast, as a bad size is.
+    if (algorithm != "auto" && algorithm != "native") herald::find_algorithm(algorithm);
+  } catch (const herald::Error& e) {
+    if (rank == 0) std::fprintf(stderr, "herald-trace-bench: %s\n", e.what());
+    MPI_Finalize();
+    return herald::cli::usage_status;
   }
 
   // Per event, rank 0 alone.

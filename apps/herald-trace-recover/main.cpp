@@ -6,7 +6,7 @@
 #include <herald/error.hpp>
 #include <herald/trace.hpp>
 
-#include <CLI/CLI.hpp>
+#include "cli.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{"herald-trace-recover: the trace of a run that ended before finishing it, from its spill files"};
   std::string directory;
   app.add_option("DIR", directory, "the run's trace directory (HERALD_TRACE's)")->required();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto status = herald::cli::parse(app, argc, argv)) return *status;
   try {
     const herald::trace::Recording run = herald::trace::recover(directory);
     std::size_t events = 0;

@@ -7,6 +7,7 @@
 // faster than MPI_Bcast (its min-max range below native's) in that round and again in a second round of the
 // two alone, else native.
 #include "calibration.hpp"
+#include "cli.hpp"
 #include "contender.hpp"
 #include "mpi_call.hpp"
 #include "mpi_main.hpp"
@@ -17,7 +18,6 @@
 #include <herald/error.hpp>
 #include <herald/tuning.hpp>
 
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
 #include <algorithm>
@@ -170,19 +170,16 @@ int run(int argc, char** argv) {
   app.add_option("--max-bytes", max_bytes_text, "the grid's largest size; sizes are 1, 2, 4, ... (K/M/G)")
       ->capture_default_str();
   app.add_option("--reps", s.reps, "repetitions per candidate, interleaved (median)")->capture_default_str();
-  app.add_option("--sample-ms", s.sample_seconds, "about how long one sample runs, in milliseconds")
-      ->transform([](std::string v) { return std::to_string(std::stod(v) / 1000.0); });
+  double sample_ms = s.sample_seconds * 1e3;
+  app.add_option("--sample-ms", sample_ms, "about how long one sample runs, in milliseconds")
+      ->check(herald::cli::positive)
+      ->capture_default_str();
   int me = 0, size = 0;
   BENCH_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
   BENCH_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+  if (const auto status = herald::cli::parse(app, argc, argv, me == 0)) return *status;
+  s.sample_seconds = sample_ms * 1e-3;
   check_usage([&] {
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-      throw UsageError(app.help());
-    } catch (const CLI::ParseError& e) {
-      throw UsageError(e.what());
-    }
     s.max_bytes = parse_bytes(max_bytes_text, "--max-bytes");
     if (size < 2) throw UsageError("needs at least 2 ranks (it measures between ranks)");
     if (s.reps < 1) throw UsageError("--reps must be at least 1");
