@@ -38,7 +38,24 @@ namespace {
 using namespace herald::runtime;
 namespace tb = herald::taskbench;
 
+constexpr const char* program = "herald-task-bench";
+
 // The runtime's own flags, taken out of the command line before Task Bench's parser sees it.
+constexpr tb::FlagHelp runtime_flag_help[] = {
+    {"-control [CONTROL]", "head (rank 0 schedules and dispatches) or replicated (every rank runs the submission) "
+                           "(default HERALD_RUNTIME_CONTROL, else head)"},
+    {"-scheduler [SCHEDULER]", "heft, round_robin, mapped (point p of width W on worker p*workers/W) or owner "
+                               "(default HERALD_RUNTIME_SCHEDULER, else mapped under replicated control, heft under "
+                               "the head)"},
+    {"-threads [INT]", "kernel threads per worker; 0: kernels on the worker's polling thread (default "
+                       "HERALD_RUNTIME_THREADS, else 1, or 0 in a process bound to one core)"},
+    {"-strategy [STRATEGY]", "how data read on several workers gets there: nobcast, p2p, mpibcast, "
+                             "mpibcast:herald, dynbcast or auto (default HERALD_RT_BCAST, else nobcast)"},
+    {"-sync", "a broadcast's recipients wait for each other before reading it (head control)"},
+    {"-system [SYSTEM]", "herald (the runtime, the default) or mpi (the graphs on plain MPI point-to-point, "
+                         "the baseline)"},
+};
+
 struct RuntimeFlags {
   std::optional<Scheduler> scheduler;
   std::optional<Control> control;
@@ -92,18 +109,14 @@ int run(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<std::string_view> args(argv + 1, argv + argc);
-  tb::Options options;
-  RuntimeFlags flags;
-  try {
-    flags = take_runtime_flags(args);
-    options = tb::parse_options(args);
-  } catch (const tb::UsageError& e) {
-    // Every rank parsed the same command line and fails the same way; rank 0 tells.
-    if (rank == 0) std::fprintf(stderr, "%s\n%s", e.what(), tb::usage_text(argv[0]).c_str());
-    return 2;
-  }
+  // A refusal (UsageError) is driver_main's to tell.
+  const RuntimeFlags flags = take_runtime_flags(args);
+  const tb::Options options = tb::parse_options(args);
   if (options.help) {
-    if (rank == 0) std::printf("%s", tb::usage_text(argv[0]).c_str());
+    if (rank == 0)
+      std::printf("%s", tb::usage_text(program, "Task Bench task graphs on herald's task runtime (or on plain MPI)",
+                                       runtime_flag_help)
+                            .c_str());
     return 0;
   }
   const std::vector<tb::TaskGraph>& graphs = options.graphs;
@@ -132,4 +145,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return herald::taskbench::driver_main(argc, argv, "herald-task-bench", run); }
+int main(int argc, char** argv) { return herald::taskbench::driver_main(argc, argv, program, run); }

@@ -62,12 +62,28 @@ struct Flags {
   std::vector<Control> controls{Control::head, Control::replicated};  // the runtime's, each a system
 };
 
+constexpr const char* program = "herald-task-bench-metg";
+
+constexpr tb::FlagHelp own_flag_help[] = {
+    {"-iters [INT,...]", "kernel iterations of the sweep, from large to small (default 2^20 down to 2^3, halving)"},
+    {"-reps [INT]", "runs of each system at each size (5)"},
+    {"-spread [FLOAT]", "a point whose runs spread by more than this share of their median runs again (0.1)"},
+    {"-max-reps [INT]", "runs of a point at most (15)"},
+    {"-controls [CONTROL,...]", "the runtime's controls, each measured as a system: head, replicated (both)"},
+    {"-threads [INT]", "the runtime's kernel threads per worker (default HERALD_RUNTIME_THREADS, else 1)"},
+    {"-scheduler [SCHEDULER]", "the runtime's scheduler: heft, round_robin, mapped or owner"},
+    {"-csv [FILE]", "write every run to FILE"},
+    {"-from-csv [FILE]", "alone: rate runs measured elsewhere (system,iterations,seconds,cores,tasks,work) by the "
+                         "same rule, without running anything"},
+};
+
 // Takes this program's own flags out of the command line; the rest is Task Bench's.
 Flags take_flags(std::vector<std::string_view>& args) {
   Flags flags;
   std::vector<std::string_view> rest;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
+    if (flag == "-from-csv") throw tb::UsageError("error: -from-csv FILE takes no other flag");
     if (flag != "-iters" && flag != "-reps" && flag != "-csv" && flag != "-threads" && flag != "-scheduler" &&
         flag != "-spread" && flag != "-max-reps" && flag != "-controls") {
       rest.push_back(flag);
@@ -212,7 +228,7 @@ void report(const std::vector<Rated>& systems, double tasks, const char* unit, c
 // last the reference.
 int report_from_csv(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw tb::UsageError("error: -from-csv: cannot read " + path);
   std::string line;
   std::getline(in, line);
   if (line.rfind("system,iterations,seconds,cores,tasks,work", 0) != 0)
@@ -259,19 +275,22 @@ int run(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<std::string_view> args(argv + 1, argv + argc);
   if (args.size() == 2 && args[0] == "-from-csv") return rank == 0 ? report_from_csv(std::string(args[1])) : 0;
-  Flags flags;
-  tb::Options options;
-  try {
-    flags = take_flags(args);
-    options = tb::parse_options(args);
-    if (options.graphs.size() != 1) throw tb::UsageError("error: the METG sweep takes one graph (no -and)");
-    if (!has_iterations(options.graphs[0].kernel.type))
-      throw tb::UsageError("error: the METG sweep needs a kernel with -iter (busy_wait, compute_bound, ...), not " +
-                           std::string(tb::kernel_name(options.graphs[0].kernel.type)));
-  } catch (const tb::UsageError& e) {
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+  // A refusal (UsageError) is driver_main's to tell.
+  const Flags flags = take_flags(args);
+  const tb::Options options = tb::parse_options(args);
+  if (options.help) {
+    if (rank == 0)
+      std::printf("%s", tb::usage_text(program,
+                                       "the minimum effective task granularity (METG) of herald's runtime and of a "
+                                       "plain MPI program on one Task Bench graph",
+                                       own_flag_help)
+                            .c_str());
+    return 0;
   }
+  if (options.graphs.size() != 1) throw tb::UsageError("error: the METG sweep takes one graph (no -and)");
+  if (!has_iterations(options.graphs[0].kernel.type))
+    throw tb::UsageError("error: the METG sweep needs a kernel with -iter (busy_wait, compute_bound, ...), not " +
+                         std::string(tb::kernel_name(options.graphs[0].kernel.type)));
   std::vector<tb::TaskGraph> graph = options.graphs;
 
   // The systems: the runtime under each control asked for, then the plain MPI program.
@@ -356,4 +375,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return herald::taskbench::driver_main(argc, argv, "herald-task-bench-metg", run); }
+int main(int argc, char** argv) { return herald::taskbench::driver_main(argc, argv, program, run); }

@@ -53,7 +53,7 @@ class Parser {
     GraphDraft draft(0);
     for (pos_ = 0; pos_ < args_.size(); ++pos_) {
       const std::string_view flag = args_[pos_];
-      if (flag == "-h") {
+      if (flag == "-h" || flag == "--help") {
         options_.help = true;
         return std::move(options_);
       }
@@ -187,15 +187,21 @@ Options parse_options(int argc, const char* const* argv, UnknownFlags unknown) {
   return parse_options(args, unknown);
 }
 
-std::string usage_text(std::string_view program) {
-  std::string text = std::string(program.empty() ? "herald-task-bench" : program) + ": Task Bench task graphs\n";
+std::string usage_text(std::string_view program, std::string_view summary, std::span<const FlagHelp> own) {
+  const std::string name(program.empty() ? "herald-task-bench" : program);
+  std::string text = name + ": " + std::string(summary) + "\n";
+  std::size_t width = 22;  // the descriptions start in one column
+  for (const FlagHelp& f : own) width = std::max(width, f.flag.size());
   auto line = [&](std::string_view flag, std::string_view what) {
-    char buffer[256];
-    std::snprintf(buffer, sizeof buffer, "  %-22s %.*s\n", std::string(flag).c_str(), int(what.size()), what.data());
-    text += buffer;
+    const std::string gap(width + 1 - std::min(width, flag.size()), ' ');
+    text += "  " + std::string(flag) + gap + std::string(what) + "\n";
   };
+  if (!own.empty()) {
+    text += "\n" + name + "'s own options:\n";
+    for (const FlagHelp& f : own) line(f.flag, f.what);
+  }
   text += "\nRun-wide options:\n";
-  line("-h", "print this help and exit");
+  line("-h, --help", "print this help and exit");
   line("-nodes [INT]", "nodes assumed when estimating local and nonlocal transfers");
   line("-v", "list every timestep's dependencies in the configuration");
   line("-vv", "list reverse dependencies too");

@@ -28,7 +28,7 @@ struct Options {
   long nodes = 0;                       // -nodes: only for the summary's local/nonlocal estimate (0: none)
   int verbose = 0;                      // -v adds 1, -vv adds 2: the configuration lists dependencies
   bool enable_graph_validation = true;  // -skip-graph-validation clears it
-  bool help = false;                    // -h was given: print usage_text() and stop; nothing after it parsed
+  bool help = false;                    // -h or --help was given: print usage_text() and stop; nothing after it parsed
   std::vector<std::string> unrecognized;  // with UnknownFlags::keep, the arguments not taken, in order
 };
 
@@ -42,7 +42,16 @@ Options parse_options(std::span<const std::string_view> args, UnknownFlags unkno
 // The same from main()'s argc/argv (argv[0] is the program name).
 Options parse_options(int argc, const char* const* argv, UnknownFlags unknown = UnknownFlags::reject);
 
-// The help text for -h: every flag, dependence type and kernel.
-std::string usage_text(std::string_view program);
+// One flag of a program's own, beside Task Bench's: as written with its value ("-threads [INT]"), and what it
+// does.
+struct FlagHelp {
+  std::string_view flag;
+  std::string_view what;
+};
+
+// The help text for -h: what `program` does, its own flags (those it takes out of the command line before
+// parse_options sees it), then every Task Bench flag, dependence type and kernel.
+std::string usage_text(std::string_view program, std::string_view summary = "Task Bench task graphs",
+                       std::span<const FlagHelp> own = {});
 
 }  // namespace herald::taskbench

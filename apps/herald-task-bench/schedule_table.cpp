@@ -35,6 +35,13 @@ struct Flags {
   double iteration_seconds = 1e-8;
 };
 
+constexpr tb::FlagHelp own_flag_help[] = {
+    {"-workers [INT,...]", "worker counts, a table row each per graph (4,16,64)"},
+    {"-alpha [SECONDS]", "seconds per transfer between two workers (2e-6)"},
+    {"-beta [SECONDS]", "seconds per byte transferred (1e-10)"},
+    {"-iteration-seconds [SECONDS]", "seconds per kernel iteration on any worker (1e-8)"},
+};
+
 Flags take_flags(std::vector<std::string_view>& args) {
   Flags flags;
   std::vector<std::string_view> rest;
@@ -101,8 +108,16 @@ int run(int argc, char** argv) {
     flags = take_flags(args);
     options = tb::parse_options(args);
   } catch (const tb::UsageError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "herald-task-bench-schedule: %s\n", e.what());
     return 2;
+  }
+  if (options.help) {
+    std::printf("%s", tb::usage_text("herald-task-bench-schedule",
+                                     "the makespans the runtime's schedulers give Task Bench graphs under its cost "
+                                     "model, without running them",
+                                     own_flag_help)
+                          .c_str());
+    return 0;
   }
   std::printf("alpha %.3g s, beta %.3g s/B, %.3g s per kernel iteration\n\n", flags.link.alpha, flags.link.beta,
               flags.iteration_seconds);

@@ -111,6 +111,7 @@ TEST(TaskBenchOptions, RunWideFlags) {
 TEST(TaskBenchOptions, HelpStopsParsing) {
   const Options o = parse("-steps 3 -h -steps 0");
   EXPECT_TRUE(o.help);
+  EXPECT_TRUE(parse("--help -steps 0").help);
   const std::string text = usage_text("herald-task-bench");
   for (const DependenceType t : dependence_types_by_name()) {
     EXPECT_NE(text.find(std::string(dependence_name(t))), std::string::npos);
@@ -120,6 +121,19 @@ TEST(TaskBenchOptions, HelpStopsParsing) {
                            "-output", "-scratch", "-sample", "-nodes", "-and", "-field", "-broadcast", "-skip-graph-validation"}) {
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
   }
+}
+
+TEST(TaskBenchOptions, HelpListsAProgramsOwnFlagsFirst) {
+  const FlagHelp own[] = {{"-workers [INT,...]", "worker counts"}, {"-a-very-long-flag-name [X]", "long"}};
+  const std::string text = usage_text("herald-task-bench-schedule", "makespans", own);
+  EXPECT_EQ(text.rfind("herald-task-bench-schedule: makespans\n", 0), 0u) << text;
+  const std::size_t mine = text.find("herald-task-bench-schedule's own options:\n");
+  ASSERT_NE(mine, std::string::npos) << text;
+  EXPECT_LT(mine, text.find("Run-wide options:"));
+  // Every description starts in the same column, past the longest flag.
+  EXPECT_NE(text.find("  -workers [INT,...]         worker counts\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  -a-very-long-flag-name [X] long\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  -steps [INT]               timesteps"), std::string::npos) << text;
 }
 
 TEST(TaskBenchOptions, BadValuesAreRefusedWithTheFlag) {
