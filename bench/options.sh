@@ -1,5 +1,6 @@
-# The command line of the benchmark scripts that take only "--name value" options (sourced, not run): each
-# sets its defaults as variables, defines die(), then calls
+# The command line of the scripts that take only "--name value" options (sourced, not run; the benchmark
+# scripts, and scripts/test.sh and scripts/setup.sh, which take none): each sets its defaults as variables,
+# defines die() (one line on standard error, exit 2), then calls
 #
 #   parse_options "nodes sizes kernel-times ..." "$@"
 #

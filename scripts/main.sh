@@ -12,28 +12,71 @@
 #   scripts/main.sh --ranks "2"              other rank counts
 #   scripts/main.sh --build-dir build-rel    another build directory (default build/)
 #   scripts/main.sh --no-tune                auto on the built-in cost model, no herald-tune
-#   scripts/main.sh --sizes 1,64K,1M         anything else is passed to herald-bcast-bench (see its --help)
+#   scripts/main.sh --sizes 1,64K,1M         herald-bcast-bench's options are passed on to it (listed below;
+#                                            --repetitions replaces main.sh's 7; --csv and --json are
+#                                            main.sh's own: results/bcast_p<P>.csv and .json)
+#   scripts/main.sh --help                   this help
+#
+# An unknown option, or an option without its value, stops it at once with one line and exit status 2.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 self="$repo/scripts/$(basename "${BASH_SOURCE[0]}")"
 cd "$repo"
 
+refuse() { echo "main.sh: $* (--help lists the options)" >&2; exit 2; }
+# herald-bcast-bench's options as "option NAME" (takes a value) or "flag NAME", read from its source so that
+# the list cannot drift from the program's (a test compares it with the program's --help); but --csv and
+# --json, which main.sh gives it.
+mapfile -t bench_options < <(sed -n 's/.*app\.add_\(option\|flag\)("\(--[a-z-]*\)".*/\1 \2/p' \
+  apps/herald-bcast-bench/options.cpp | grep -v -e ' --csv$' -e ' --json$')
+bench_kind() {  # prints option or flag for herald-bcast-bench's option $1; fails for any other
+  local entry
+  for entry in "${bench_options[@]}"; do
+    [[ ${entry#* } == "$1" ]] && { echo "${entry%% *}"; return 0; }
+  done
+  return 1
+}
+
 ranks_list="2 4"
 build_dir="build"
 tune=1
 bench_args=()
+repetitions=(--repetitions 7)  # unless given
 while [ $# -gt 0 ]; do
   case "$1" in
-    --ranks) ranks_list="${2:?--ranks needs a list such as \"2 4\"}"; shift 2 ;;
+    --ranks | --build-dir) [ $# -ge 2 ] || refuse "$1 needs a value" ;;&
+    --ranks) ranks_list="$2"; shift 2 ;;
     --ranks=*) ranks_list="${1#--ranks=}"; shift ;;
-    --build-dir) build_dir="${2:?--build-dir needs a directory}"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
     --build-dir=*) build_dir="${1#--build-dir=}"; shift ;;
     --no-tune) tune=0; shift ;;
-    -h|--help) sed -n '2,13p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) bench_args+=("$1"); shift ;;
+    -h | --help)
+      sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'
+      printf '\nherald-bcast-bench'"'"'s options, passed on to it (its --help says what each does):\n'
+      printf '%s\n' "${bench_options[@]#* }" | paste -sd ' ' | fold -s -w 100 | sed 's/ *$//; s/^/  /'
+      exit 0
+      ;;
+    --csv | --csv=* | --json | --json=*) refuse "$1: main.sh writes results/bcast_p<P>.csv and .json itself" ;;
+    --repetitions | --repetitions=*) repetitions=() ;;&
+    --*)
+      kind=$(bench_kind "${1%%=*}") || refuse "unknown option '$1'"
+      if [[ $kind == option && $1 != *=* ]]; then
+        [ $# -ge 2 ] || refuse "$1 needs a value"
+        bench_args+=("$1" "$2")
+        shift 2
+      else
+        bench_args+=("$1")
+        shift
+      fi
+      ;;
+    *) refuse "unknown argument '$1'" ;;
   esac
 done
+ranks_list=${ranks_list//,/ }
+[[ $ranks_list =~ ^\ *[1-9][0-9]*(\ +[1-9][0-9]*)*\ *$ ]] ||
+  refuse "--ranks takes rank counts such as \"2 4\", not '$ranks_list'"
+[ -n "$build_dir" ] || refuse "--build-dir needs a directory"
 
 say() { printf '\n==> %s\n' "$*"; }
 
@@ -89,7 +132,8 @@ for ranks in $ranks_list; do
     tuning=(env "HERALD_TUNING_FILE=$repo/$file")
     outputs+=("$file" "results/tuning_p$ranks.txt")
   fi
-  command=(mpiexec "${flags[@]}" "$bench" --repetitions 7 --csv "$out.csv" --json "$out.json" "${bench_args[@]}")
+  command=(mpiexec "${flags[@]}" "$bench" "${repetitions[@]}" --csv "$out.csv" --json "$out.json"
+           "${bench_args[@]}")
   say "benchmark, $ranks ranks: ${tuning[*]:1} ${command[*]}"
   # A hang must not go unnoticed: no default run comes near this limit.
   timeout 1800 "${tuning[@]}" "${command[@]}" | tee "$out.txt"

@@ -11,6 +11,10 @@
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
 
+die() { echo "setup.sh: $*" >&2; exit 2; }
+source "$(dirname "${BASH_SOURCE[0]}")/../bench/options.sh"
+parse_options "" "$@"  # --help; it takes no options, only the environment above
+
 mpi=${HERALD_MPI:-openmpi}
 packages=(
   cmake g++ make pkg-config                  # build

@@ -16,6 +16,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() { echo "test.sh: $*" >&2; exit 2; }
+source "$repo/bench/options.sh"
+parse_options "" "$@"  # --help; it takes no options, only the environment above
 cd "$repo"
 build=${HERALD_BUILD_DIR:-build}
 jobs=$(nproc)
