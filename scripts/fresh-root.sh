@@ -12,6 +12,10 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case ${1-} in  # what follows the command is the command's own
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "fresh-root.sh: unknown option '$1'; it takes a command to run (--help lists the options)" >&2; exit 2 ;;
+esac
 command=${*:-scripts/test.sh}
 read -r -a extra_env <<<"${HERALD_FRESH_ENV:-}"
 [[ $(id -u) -eq 0 ]] || { echo "fresh-root.sh: needs root (mmdebstrap, chroot, bind mounts)" >&2; exit 2; }
