@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/herald DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The libraries of every layer this build has, each a component of the package (its EXPORT_NAME).
 set(HERALD_INSTALL_TARGETS herald_schedule)
-foreach(target herald herald_dyn_core herald_dyn herald_pmpi herald_balance)
+foreach(target herald herald_dyn_core herald_dyn herald_runtime_core herald_runtime herald_pmpi herald_balance)
   if(TARGET ${target})
     list(APPEND HERALD_INSTALL_TARGETS ${target})
   endif()
@@ -31,6 +31,17 @@ list(REMOVE_DUPLICATES HERALD_CXX_RUNTIME_LIBS)
 
 set(HERALD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/herald)
 install(EXPORT heraldTargets NAMESPACE herald:: DESTINATION ${HERALD_CMAKE_DIR})
+# The build tree is a package too (herald_DIR=<build>): its targets, beside the config written there. The
+# balancer is left out: in the build tree it links its logic as a separate archive, which only the installed
+# library carries inside itself.
+set(HERALD_BUILD_TREE_TARGETS ${HERALD_INSTALL_TARGETS})
+list(REMOVE_ITEM HERALD_BUILD_TREE_TARGETS herald_balance)
+export(TARGETS ${HERALD_BUILD_TREE_TARGETS} NAMESPACE herald:: FILE ${PROJECT_BINARY_DIR}/heraldTargets.cmake)
+# The task runtime's worker threads: the package finds Threads for herald::runtime's users.
+set(HERALD_HAS_RUNTIME OFF)
+if(TARGET herald_runtime)
+  set(HERALD_HAS_RUNTIME ON)
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/heraldConfig.cmake.in
   ${PROJECT_BINARY_DIR}/heraldConfig.cmake INSTALL_DESTINATION ${HERALD_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/heraldConfigVersion.cmake
@@ -125,5 +136,16 @@ if(TARGET herald_balance)
   set(PC_LIBS_PRIVATE "")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-balance.pc @ONLY)
   list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-balance.pc)
+endif()
+# herald-runtime.pc: the task runtime (herald_runtime and its MPI-free core) on top of herald-dyn.pc.
+if(TARGET herald_runtime)
+  set(PC_NAME herald-runtime)
+  set(PC_DESCRIPTION "herald's distributed task runtime")
+  set(PC_REQUIRES herald-dyn)
+  set(PC_CFLAGS "-I\${includedir} -pthread")
+  set(PC_LIBS "-L\${libdir} -lherald_runtime -lherald_runtime_core -pthread")
+  set(PC_LIBS_PRIVATE "")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-runtime.pc @ONLY)
+  list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-runtime.pc)
 endif()
 install(FILES ${HERALD_PC_FILES} DESTINATION ${HERALD_PC_DIR})

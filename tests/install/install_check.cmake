@@ -6,6 +6,9 @@
 #   c-cmake      examples/c-client, a C-only CMake project, with find_package(herald)
 #   c-pkgconfig  the same C program with nothing but the MPI C compiler wrapper and pkg-config
 #   balance-cmake, balance-pkgconfig   examples/balance-client with herald::balance, with herald-balance.pc
+#   runtime-cmake, runtime-pkgconfig   examples/runtime-client (the task runtime) with herald::runtime, with
+#                herald-runtime.pc
+#   build-tree   examples/consumer with find_package(herald) pointed at herald's build directory (herald_DIR)
 #   static       herald built with BUILD_SHARED_LIBS=OFF (libraries only) and installed; the C program
 #                linked with `pkg-config --static` and as a C-only CMake project
 # Every program built runs under mpiexec and must report success from rank 0.
@@ -60,7 +63,8 @@ if(STEP STREQUAL "install")
   file(REMOVE_RECURSE ${prefix})
   run("cmake --install" ${CMAKE_COMMAND} --install ${HERALD_BUILD_DIR} --prefix ${prefix})
   set(expected include/herald/bcast.hpp include/herald/herald.h ${INSTALL_LIBDIR}/cmake/herald/heraldConfig.cmake
-      ${INSTALL_LIBDIR}/pkgconfig/herald.pc ${INSTALL_LIBDIR}/pkgconfig/herald-dyn.pc)
+      ${INSTALL_LIBDIR}/pkgconfig/herald.pc ${INSTALL_LIBDIR}/pkgconfig/herald-dyn.pc
+      ${INSTALL_LIBDIR}/pkgconfig/herald-runtime.pc include/herald/runtime/runtime.hpp)
   if(HAVE_BALANCE)
     list(APPEND expected ${INSTALL_LIBDIR}/pkgconfig/herald-balance.pc)
   endif()
@@ -123,6 +127,25 @@ elseif(STEP STREQUAL "balance-pkgconfig")
   run("compiling with mpicc and pkg-config" ${MPI_C_COMPILER} ${CONSUMER_FLAGS}
       ${EXAMPLES_DIR}/balance-client/main.c ${pc_flags} ${rpath} -o ${work}/herald-balance-client)
   run_program(${work}/herald-balance-client 2 "herald-balance-client: ok ranks=2")
+
+elseif(STEP STREQUAL "runtime-cmake")
+  build_with_cmake(runtime-client ${prefix} ${work}/build)
+  run_program(${work}/build/herald-runtime-client 3 "herald-runtime-client: ok ranks=3")
+
+elseif(STEP STREQUAL "runtime-pkgconfig")
+  pkg_config(${prefix} --cflags --libs herald-runtime)
+  run("compiling with pkg-config flags" ${CXX_COMPILER} -std=c++20 ${CONSUMER_FLAGS}
+      ${EXAMPLES_DIR}/runtime-client/main.cpp ${pc_flags} ${rpath} -o ${work}/herald-runtime-client)
+  run_program(${work}/herald-runtime-client 3 "herald-runtime-client: ok ranks=3")
+
+elseif(STEP STREQUAL "build-tree")
+  # No install: the build directory's own package, as `-Dherald_DIR=<build>` finds it.
+  string(REPLACE ";" " " flags "${CONSUMER_FLAGS}")
+  run("configuring consumer against the build tree" ${CMAKE_COMMAND} --no-warn-unused-cli
+      -S ${EXAMPLES_DIR}/consumer -B ${work}/build -Dherald_DIR=${HERALD_BUILD_DIR}
+      -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+  run("building consumer against the build tree" ${CMAKE_COMMAND} --build ${work}/build)
+  run_program(${work}/build/herald-consumer 3 "herald-consumer: ok ranks=3")
 
 elseif(STEP STREQUAL "static")
   # Only the libraries, with this build's compilers and MPI.
