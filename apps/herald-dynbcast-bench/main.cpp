@@ -186,9 +186,9 @@ int run(int argc, char** argv) {
   app.add_option("--sizes", size_texts, "message sizes (K/M/G suffixes)")->delimiter(',')->capture_default_str();
   app.add_option("--reps", reps, "repetitions per point (median, min, max over them)")->capture_default_str();
   app.add_option("--warmup", warmup, "untimed broadcasts per method before each point")->capture_default_str();
-  app.add_option("--iterations", small_iterations, "timed broadcasts per repetition below --large-from")
+  app.add_option("--iterations", small_iterations, "timed broadcasts per repetition below 1 MiB")
       ->capture_default_str();
-  app.add_option("--large-iterations", large_iterations, "timed broadcasts per repetition from --large-from on")
+  app.add_option("--large-iterations", large_iterations, "timed broadcasts per repetition from 1 MiB on")
       ->capture_default_str();
   app.add_option("--csv", csv_path, "raw results, one row per repetition")->capture_default_str();
   std::string rank_csv_path;
