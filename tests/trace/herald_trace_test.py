@@ -4,6 +4,8 @@
     /usr/bin/python3 tests/trace/herald_trace_test.py apps/herald-trace/herald-trace
 """
 
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -406,6 +408,103 @@ class LargerTraceTest(ToolCase):
         self.assertPng(os.path.join(os.path.dirname(trace), "gantt.png"))
         self.assertIn("critical path: 1000 steps", done.stdout)
         self.assertIn("transfers: 8000, bytes 800000", done.stdout)
+
+
+def load_tool():
+    """herald-trace as a module: its functions, without running its command line."""
+    loader = importlib.machinery.SourceFileLoader("herald_trace_under_test", TOOL)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+# A band must keep this much of its row's height (1 on the chart's y axis) from each edge of the row, so
+# that it is seen inside the row and not between two rows.
+BAND_CLEARANCE = 0.08
+
+
+class GanttGeometryTest(ToolCase):
+    """Every band of the Gantt chart lies inside the row of its own rank and thread, clear of the row's edges."""
+
+    def setUp(self):
+        super().setUp()
+        self.tool = load_tool()
+        self.trace = self.tool.load_trace(self.write("run/trace.json", runtime_trace()))
+
+    def draw(self, trace):
+        """The Gantt chart's axes, as draw_gantt makes them, captured instead of saved."""
+        figures = []
+        self.tool.save = lambda fig, path: figures.append(fig)
+        self.tool.draw_gantt(trace, os.path.join(self.dir, "unused.png"), None)
+        self.assertEqual(len(figures), 1)
+        self.addCleanup(self.tool.plt.close, figures[0])
+        return figures[0].axes[0]
+
+    def test_every_band_lies_inside_its_own_row(self):
+        bands = self.tool.gantt_bands(self.trace)
+        self.assertEqual(sorted(bands), ["broadcast", "schedule", "task", "transfer"])
+        bounds, lanes = self.tool.gantt_layout(self.trace.rows, bands)
+        self.assertEqual(sorted(bounds), sorted(self.trace.rows))
+        edges = sorted(bounds.values())
+        for (_, bottom), (top, _) in zip(edges, edges[1:]):
+            self.assertLessEqual(bottom, top, "rows overlap: %s" % edges)
+        drawn = 0
+        for cat, spans in bands.items():
+            for s in spans:
+                extent = self.tool.band_extent(s, lanes)
+                self.assertIsNotNone(extent, "%s span on %s not drawn" % (cat, s.row))
+                (y0, y1), (top, bottom) = extent, bounds[s.row]
+                what = "%s span of rank %d thread %d at y %.3f..%.3f, its row %.3f..%.3f" % (
+                    cat, s.rank, s.tid, y0, y1, top, bottom)
+                self.assertLess(y0, y1, what)
+                self.assertGreaterEqual(y0, top + BAND_CLEARANCE, what)
+                self.assertLessEqual(y1, bottom - BAND_CLEARANCE, what)
+                drawn += 1
+        self.assertEqual(drawn, 6 + 2 + 6 + 3)  # tasks, schedules, broadcast parts, transfers
+        # A row's lanes do not overlap: a broadcast never covers a task or a transfer on the same row.
+        for row, row_lanes in lanes.items():
+            extents = sorted(row_lanes.values())
+            for (_, end), (start, _) in zip(extents, extents[1:]):
+                self.assertLess(end, start, "lanes of %s overlap: %s" % (row, row_lanes))
+        self.assertEqual(sorted(lanes[(0, 0)]), ["broadcast", "transfer", "work"])  # the head's main row
+        self.assertEqual(sorted(lanes[(1, 1)]), ["work"])                           # a kernel thread
+
+    def test_the_drawn_bands_lie_inside_their_ranks_rows(self):
+        ax = self.draw(self.trace)
+        centres = list(ax.get_yticks())
+        names = [t.get_text() for t in ax.get_yticklabels()]
+        self.assertEqual(len(names), 5)
+        rows_of = {}  # legend label -> the row names its bands lie in
+        polys = 0
+        for collection in ax.collections:
+            label = collection.get_label()
+            for path in collection.get_paths():
+                ys = [v[1] for v in path.vertices]
+                i = min(range(len(centres)), key=lambda k: abs(centres[k] - (min(ys) + max(ys)) / 2))
+                what = "%r band at y %.3f..%.3f, on row %r centred at %.1f" % (
+                    label, min(ys), max(ys), names[i], centres[i])
+                self.assertGreaterEqual(min(ys), centres[i] - 0.5 + BAND_CLEARANCE, what)
+                self.assertLessEqual(max(ys), centres[i] + 0.5 - BAND_CLEARANCE, what)
+                rows_of.setdefault(label.split(" ")[0].rstrip(","), set()).add(names[i])
+                polys += 1
+        self.assertEqual(polys, 6 + 2 + 6 + 3)
+        # Broadcasts on the main rows of ranks 0, 1 and 2; transfers on their receivers' (0 and 1).
+        self.assertEqual(rows_of["runtime"], {"rank 0 main", "rank 1 main", "rank 2 main"})
+        self.assertEqual(rows_of["transfer"], {"rank 0 main", "rank 1 main"})
+        self.assertEqual(rows_of["task"], {"rank 0 kernel 1", "rank 1 kernel 1", "rank 2 main"})
+
+    def test_the_legend_names_every_kind_of_band(self):
+        texts = [t.get_text() for t in self.draw(self.trace).get_legend().get_texts()]
+        for kernel in ("gen", "update", "noise", "finish", "solo"):
+            self.assertIn("task, kernel %s" % kernel, texts)
+        for kind in ("scheduling", "runtime broadcast", "transfer, on the receiver", "transfer: sender to receiver"):
+            self.assertTrue(any(kind in text for text in texts), "no %r in the legend %s" % (kind, texts))
+
+    def test_coll_broadcasts_without_tasks_fill_their_rows(self):
+        ax = self.draw(self.tool.load_trace(self.write("coll/trace.json", coll_trace())))
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        self.assertEqual(texts, ["coll broadcast, binomial", "coll broadcast, chain"])
+        self.assertIsNone(ax.get_legend().get_title().get_text() or None)  # one lane: no lanes to explain
 
 
 class ErrorTest(ToolCase):
