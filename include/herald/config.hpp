@@ -19,7 +19,7 @@ std::size_t parse_bytes(std::string_view text, std::string_view what = "size");
 
 // A non-negative integer; throws Error(invalid_argument) naming `what` otherwise.
 long long parse_count(std::string_view text, std::string_view what);
-// A switch: "0" or "1"; anything else is refused, naming `what`.
+// A switch: 1/0, true/false, yes/no, on/off, in any case; anything else is refused, naming `what`.
 bool parse_switch(std::string_view text, std::string_view what);
 // Comma-separated counts ("4,16,64"), each as parse_count takes it; at least one.
 std::vector<long long> parse_count_list(std::string_view text, std::string_view what);
@@ -29,6 +29,8 @@ double parse_seconds(std::string_view text, std::string_view what);
 
 // The value of an environment variable, if set and not empty.
 std::optional<std::string> environment(const char* name);
+// A switch variable (parse_switch's rule), or `unset` when it is not set.
+bool environment_switch(const char* name, bool unset = false);
 
 // HERALD_SEGMENT_SIZE, HERALD_CHAIN_FANOUT, HERALD_KNOMIAL_RADIX; unset ones stay zero ("default").
 // A malformed value throws Error(invalid_argument) naming the variable.

@@ -44,13 +44,6 @@ long positive(const std::string& text, const char* what) {
 
 }  // namespace
 
-bool parse_switch(std::string_view text, std::string_view what) {
-  const std::string v = lower(text);
-  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
-  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
-  throw bad(what, text, "is not a switch (use 1/0, true/false, yes/no, on/off)");
-}
-
 std::vector<int> parse_socket_cores(std::string_view text, std::string_view what) {
   std::vector<int> cores;
   if (text.empty()) throw bad(what, text, "is empty");

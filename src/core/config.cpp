@@ -22,8 +22,12 @@ long long parse_count(std::string_view text, std::string_view what) {
 }
 
 bool parse_switch(std::string_view text, std::string_view what) {
-  if (text == "0" || text == "1") return text == "1";
-  throw Error(Errc::invalid_argument, std::string(what) + " must be 0 or 1, not '" + std::string(text) + "'");
+  std::string v(text);
+  std::ranges::transform(v, v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  throw Error(Errc::invalid_argument, std::string(what) + " '" + std::string(text) +
+                                          "' is not a switch: use 1/0, true/false, yes/no or on/off");
 }
 
 std::vector<long long> parse_count_list(std::string_view text, std::string_view what) {
@@ -77,6 +81,11 @@ std::optional<std::string> environment(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
   return std::string(value);
+}
+
+bool environment_switch(const char* name, bool unset) {
+  const auto v = environment(name);
+  return v ? parse_switch(*v, name) : unset;
 }
 
 namespace {

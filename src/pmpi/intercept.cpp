@@ -202,8 +202,8 @@ class Interceptor {
                                first_algorithm_slot = 4;
 
   Interceptor()
-      : log_(herald::environment("HERALD_PMPI_LOG").value_or("0") != "0"),
-        stats_(herald::environment("HERALD_STATS").value_or("0") == "1"),
+      : log_(herald::environment_switch("HERALD_PMPI_LOG")),
+        stats_(herald::environment_switch("HERALD_STATS")),
         stats_counts_(first_algorithm_slot + herald::algorithms().size(), 0) {
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);

@@ -1,5 +1,7 @@
 #include "store.hpp"
 
+#include <herald/config.hpp>
+
 #include <algorithm>
 
 #include <mpi.h>
@@ -16,10 +18,7 @@ namespace {
 // shared block (SMPI_SHARED_MALLOC), so a simulation whose kernels only spend their measured time (the
 // data is then meaningless) can hold matrices larger than this machine's memory.
 bool shared_replicas() {
-  static const bool shared = [] {
-    const char* v = std::getenv("HERALD_SMPI_SHARED_REPLICAS");
-    return v != nullptr && std::string_view(v) == "1";
-  }();
+  static const bool shared = environment_switch("HERALD_SMPI_SHARED_REPLICAS");
   return shared;
 }
 }  // namespace

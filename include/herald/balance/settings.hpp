@@ -30,8 +30,7 @@ struct Settings {
   std::optional<std::vector<int>> cores;  // HERALD_BALANCE_CORES: cores per socket, replacing hwloc's
 };
 
-// "1", "true", "yes", "on" and "0", "false", "no", "off" (any case). Throws Error naming `what` otherwise.
-bool parse_switch(std::string_view text, std::string_view what);
+// Switches follow herald::parse_switch (<herald/config.hpp>): 1/0, true/false, yes/no, on/off, any case.
 
 // Cores per socket: "48" (one socket), "2x24" (sockets x cores) or "24,24" (one count per socket).
 // Throws Error naming `what` on anything else, a zero, or more than 65536 cores.

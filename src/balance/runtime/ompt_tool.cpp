@@ -92,8 +92,13 @@ void finalize(ompt_data_t*) { the_tool().reset(); }
 
 // Said once, when asked for a log: a marker was called but no runtime started the tool.
 bool explain_inactive() {
-  const char* log = std::getenv("HERALD_BALANCE_LOG");
-  if (log != nullptr && (std::string_view(log) == "1" || std::string_view(log) == "true"))
+  bool log = false;
+  try {
+    log = settings_from_environment().log;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "herald balance: %s\n", e.what());
+  }
+  if (log)
     std::fprintf(stderr,
                  "herald balance: herald_balanced() called but the OpenMP runtime did not start herald's OMPT "
                  "tool (OMP_TOOL=disabled, or a runtime without OMPT such as libgomp: run on LLVM's libomp, see "

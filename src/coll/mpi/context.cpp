@@ -240,7 +240,7 @@ Context::Context() : message_limit_(max_message_bytes) {
       base.node_beta = tuning_->intra_node.beta;
     }
     model_ = cost_model_from_environment(base);
-    verbose_ = environment("HERALD_VERBOSE").value_or("0") == "1";
+    verbose_ = environment_switch("HERALD_VERBOSE");
     if (auto v = environment("HERALD_EMULATE_NODES")) {
       const auto comma = v->find(',');
       const std::string placement = comma == std::string::npos ? "" : v->substr(comma + 1);

@@ -68,7 +68,7 @@ std::optional<mpi::JobTuning> mpi::tuning_from_environment() {
   try {
     return read_checked(*path);
   } catch (const Error& e) {
-    if (environment("HERALD_TUNING_FALLBACK").value_or("0") != "1") throw;
+    if (!environment_switch("HERALD_TUNING_FALLBACK")) throw;
     if (world_rank() == 0) std::fprintf(stderr, "herald: %s; going on without it (HERALD_TUNING_FALLBACK=1)\n", e.what());
     return std::nullopt;
   }
