@@ -164,8 +164,8 @@ rm -rf results/trace
 mapfile -t flags < <(launcher_for 4)
 command=(mpiexec "${flags[@]}" "$taskbench" -steps 8 -width 6 -type stencil_1d -kernel compute_bound -iter 20000
          -broadcast 1048576)
-say "a traced run: HERALD_TRACE=results/trace HERALD_RT_BCAST=dynbcast ${command[*]}"
-HERALD_TRACE=results/trace HERALD_RT_BCAST=dynbcast timeout 600 "${command[@]}" > results/trace-run.txt
+say "a traced run: HERALD_TRACE=results/trace HERALD_RUNTIME_BCAST=dynbcast ${command[*]}"
+HERALD_TRACE=results/trace HERALD_RUNTIME_BCAST=dynbcast timeout 600 "${command[@]}" > results/trace-run.txt
 say "its pictures: $python apps/herald-trace/herald-trace results/trace"
 "$python" apps/herald-trace/herald-trace results/trace --title "Task Bench stencil_1d, 3 workers, dynbcast"
 outputs+=(results/trace-run.txt results/trace/trace.json results/trace/gantt.png results/trace/summary.txt)

@@ -21,6 +21,7 @@
 #include <herald/tracing.hpp>
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
+#include <herald/settings.hpp>
 #include <herald/simulator.hpp>
 
 #include <mpi.h>
@@ -211,9 +212,9 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
   // which comes after this.
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", run.calibration.alpha);
-  ::setenv("HERALD_ALPHA", text, /*overwrite=*/0);
+  set_program_default("HERALD_ALPHA", text);
   std::snprintf(text, sizeof text, "%.6g", run.calibration.beta);
-  ::setenv("HERALD_BETA", text, /*overwrite=*/0);
+  set_program_default("HERALD_BETA", text);
   // Which ranks share a node, as herald finds it: herald's first call, after the figures above are set
   // (collective: every rank is here).
   const NodeLayout layout = node_layout(comm);

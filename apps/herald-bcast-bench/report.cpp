@@ -4,6 +4,7 @@
 
 #include <herald/algorithms.hpp>
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
 
 #include <mpi.h>
 #include <nlohmann/json.hpp>
@@ -129,8 +130,9 @@ void print_header(std::ostream& out, const Run& run) {
       << (c.measured ? "measured by ping-pong between ranks 0 and 1" : "given or defaulted") << ")\n"
       << "# gap between back-to-back small sends " << format("%.3g", c.gap * 1e6) << " us"
       << " (a burst of 64 from rank 0 to 1, measured with alpha and beta; 0 when both are given)\n"
-      << "# auto's cost model: HERALD_ALPHA=" << std::getenv("HERALD_ALPHA")
-      << " HERALD_BETA=" << std::getenv("HERALD_BETA") << " (the figures above unless set by the user)\n";
+      << "# auto's cost model: HERALD_ALPHA=" << setting_value("HERALD_ALPHA").text.value_or("")
+      << " HERALD_BETA=" << setting_value("HERALD_BETA").text.value_or("")
+      << " (the figures above unless set by the user)\n";
   char line[256];
   std::snprintf(line, sizeof line, "%10s  %-28s %7s %11s %11s %11s %7s %12s  %s\n", "bytes", "algorithm",
                 "iters", "median_us", "min_us", "max_us", "ratio", "predicted_us", "verdict");

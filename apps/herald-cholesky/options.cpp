@@ -45,7 +45,7 @@ Parsed parse_options(int argc, char** argv, int processes) {
   app.add_option("--grid", grid, "process grid PxQ (cyclic mapping, ScaLAPACK); default the squarest");
   app.add_option("--strategy", o.strategy,
                  "herald: broadcast strategy nobcast, p2p, mpibcast, mpibcast:herald, dynbcast or auto "
-                 "(default HERALD_RT_BCAST, else nobcast)");
+                 "(default HERALD_RUNTIME_BCAST, else nobcast)");
   app.add_option("--control", control,
                  "herald: head (rank 0 schedules and dispatches) or replicated (every rank runs the submission) "
                  "(default HERALD_RUNTIME_CONTROL, else head)")

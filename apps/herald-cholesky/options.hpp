@@ -24,7 +24,7 @@ struct Options {
   Solver solver = Solver::herald;
   Mapping mapping = Mapping::heft;
   std::optional<Grid> grid;  // unset: the squarest grid of the processes that compute
-  std::string strategy;      // the runtime's broadcast strategy; empty: HERALD_RT_BCAST, else nobcast
+  std::string strategy;      // the runtime's broadcast strategy; empty: HERALD_RUNTIME_BCAST, else nobcast
   bool replicated = false;   // the runtime's control: --control, else HERALD_RUNTIME_CONTROL, else head
   int threads = -1;          // kernel threads per worker; negative: the runtime's default
   bool check = true;         // compute the scaled residual and fail the run above the threshold

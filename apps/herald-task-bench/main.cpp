@@ -50,7 +50,7 @@ constexpr tb::FlagHelp runtime_flag_help[] = {
     {"-threads [INT]", "kernel threads per worker; 0: kernels on the worker's polling thread (default "
                        "HERALD_RUNTIME_THREADS, else 1, or 0 in a process bound to one core)"},
     {"-strategy [STRATEGY]", "how data read on several workers gets there: nobcast, p2p, mpibcast, "
-                             "mpibcast:herald, dynbcast or auto (default HERALD_RT_BCAST, else nobcast)"},
+                             "mpibcast:herald, dynbcast or auto (default HERALD_RUNTIME_BCAST, else nobcast)"},
     {"-sync", "a broadcast's recipients wait for each other before reading it (head control)"},
     {"-system [SYSTEM]", "herald (the runtime, the default) or mpi (the graphs on plain MPI point-to-point, "
                          "the baseline)"},

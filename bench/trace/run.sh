@@ -35,7 +35,7 @@ traced() {
   (otf2-print "$dir/trace.otf2" 2>&1 || true) | head -40 > "$dir/otf2-print.txt"
 }
 
-traced stencil-dynbcast env HERALD_RT_BCAST=dynbcast "${launch[@]}" -n 4 \
+traced stencil-dynbcast env HERALD_RUNTIME_BCAST=dynbcast "${launch[@]}" -n 4 \
   "$build/apps/herald-task-bench/herald-task-bench" -steps 8 -width 6 -type stencil_1d -kernel compute_bound \
   -iter 20000 -broadcast 1048576
 "${trace_tool[@]}" "$out/stencil-dynbcast" --title "Task Bench stencil_1d, 3 workers, dynbcast"

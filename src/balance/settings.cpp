@@ -1,6 +1,7 @@
 #include <herald/balance/settings.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -94,15 +95,12 @@ Settings parse_settings(const std::function<std::optional<std::string>(const cha
 
 void check_names(std::span<const std::string> names) {
   static constexpr std::string_view prefix = "HERALD_BALANCE_";
-  static constexpr std::string_view known[] = {"HERALD_BALANCE_IMPLICIT", "HERALD_BALANCE_EVERY",
-                                               "HERALD_BALANCE_AT",       "HERALD_BALANCE_LOG",
-                                               "HERALD_BALANCE_BIND",     "HERALD_BALANCE_CLOCK",
-                                               "HERALD_BALANCE_CORES"};
   for (const std::string& name : names) {
     if (!std::string_view(name).starts_with(prefix)) continue;
-    if (std::find(std::begin(known), std::end(known), name) != std::end(known)) continue;
+    if (const Setting* s = find_setting(name); s && s->component == "balance") continue;
     std::string list;
-    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    for (const Setting& s : settings())
+      if (s.component == "balance") list += (list.empty() ? "" : ", ") + std::string(s.name);
     throw Error(Errc::invalid_argument, "unknown variable " + name + " (known: " + list + ")");
   }
 }

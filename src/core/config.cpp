@@ -1,14 +1,21 @@
 #include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>  // environ
 
 namespace herald {
 
@@ -77,10 +84,39 @@ std::size_t parse_bytes(std::string_view text, std::string_view what) {
   return static_cast<std::size_t>(value) << shift;
 }
 
+namespace {
+
+// The first of the launchers' rank variables that is set: Open MPI, MPICH's Hydra and PMIx, MVAPICH, Slurm.
+// Core has no MPI, and a warning about the environment is due before MPI may even be initialised.
+bool launched_as_rank_zero() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(name)) return std::string_view(v) == "0";
+  return true;
+}
+
+// Once per process: what is wrong with the HERALD_* environment (a misspelt or deprecated name) is said by
+// rank 0, or, with HERALD_STRICT_SETTINGS, refused on every rank by every call that reads a setting.
+void check_environment() {
+  static std::once_flag checked;
+  std::call_once(checked, [] {
+    std::vector<std::string> variables;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+      if (std::string_view(*entry).starts_with("HERALD_")) variables.emplace_back(*entry);
+    const std::vector<std::string> problems = environment_problems(variables);
+    if (problems.empty()) return;
+    const auto strict = setting_value("HERALD_STRICT_SETTINGS").text;
+    if (strict && parse_switch(*strict, "HERALD_STRICT_SETTINGS"))
+      throw Error(Errc::invalid_argument, problems.front() + " (HERALD_STRICT_SETTINGS=1)");
+    if (launched_as_rank_zero())
+      for (const std::string& p : problems) std::fprintf(stderr, "herald: %s\n", p.c_str());
+  });
+}
+
+}  // namespace
+
 std::optional<std::string> environment(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
+  check_environment();
+  return setting_value(name).text;
 }
 
 bool environment_switch(const char* name, bool unset) {

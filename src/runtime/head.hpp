@@ -32,7 +32,7 @@ struct HeadSettings {
   double worker_timeout = 60;
   BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
   bool sync = false;                  // recipients wait until every one has the data
-  bool log = false;                   // HERALD_RT_LOG: one line per broadcast on stderr
+  bool log = false;                   // HERALD_RUNTIME_LOG: one line per broadcast on stderr
   double idle_sleep = 50e-6;          // the longest sleep of wait()'s loop when idle (see idle.hpp)
   dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
 };

@@ -159,15 +159,15 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   }
   if (!options.broadcast) {
     options.broadcast = BroadcastStrategy::nobcast;
-    if (auto v = environment("HERALD_RT_BCAST")) options.broadcast = broadcast_strategy_from_string(*v);
+    if (auto v = environment("HERALD_RUNTIME_BCAST")) options.broadcast = broadcast_strategy_from_string(*v);
   }
   if (!options.broadcast_sync) {
     options.broadcast_sync = false;
-    if (auto v = environment("HERALD_RT_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RT_BCAST_SYNC");
+    if (auto v = environment("HERALD_RUNTIME_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RUNTIME_BCAST_SYNC");
   }
   if (*options.broadcast_sync && *options.control == Control::replicated)
-    throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RT_BCAST_SYNC) need head control");
-  if (auto v = environment("HERALD_RT_LOG")) state_->log = parse_switch(*v, "HERALD_RT_LOG");
+    throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RUNTIME_BCAST_SYNC) need head control");
+  if (auto v = environment("HERALD_RUNTIME_LOG")) state_->log = parse_switch(*v, "HERALD_RUNTIME_LOG");
   // Test only: HERALD_RUNTIME_INJECT=<kind>:<rank> makes that worker fail once outside any kernel (kinds
   // in Worker::inject), to test that such failures reach the head.
   std::optional<std::pair<std::string, int>> inject;

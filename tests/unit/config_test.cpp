@@ -176,32 +176,32 @@ TEST(Config, ParsesSeconds) {
 
 TEST(Config, ParsesSwitches) {
   // One rule for every switch: these words in any case, nothing else.
-  for (const char* on : {"1", "true", "yes", "on", "TRUE", "Yes", "oN"}) EXPECT_TRUE(parse_switch(on, "HERALD_RT_LOG")) << on;
-  for (const char* off : {"0", "false", "no", "off", "FALSE", "No", "OFF"}) EXPECT_FALSE(parse_switch(off, "HERALD_RT_LOG")) << off;
+  for (const char* on : {"1", "true", "yes", "on", "TRUE", "Yes", "oN"}) EXPECT_TRUE(parse_switch(on, "HERALD_RUNTIME_LOG")) << on;
+  for (const char* off : {"0", "false", "no", "off", "FALSE", "No", "OFF"}) EXPECT_FALSE(parse_switch(off, "HERALD_RUNTIME_LOG")) << off;
   for (const char* bad : {"", "2", "y", "01", " 1", "1 ", "enable", "nope"}) {
     try {
-      parse_switch(bad, "HERALD_RT_BCAST_SYNC");
+      parse_switch(bad, "HERALD_RUNTIME_BCAST_SYNC");
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), Errc::invalid_argument);
       const std::string what = e.what();
-      EXPECT_NE(what.find("HERALD_RT_BCAST_SYNC '" + std::string(bad) + "' is not a switch"), std::string::npos) << what;
+      EXPECT_NE(what.find("HERALD_RUNTIME_BCAST_SYNC '" + std::string(bad) + "' is not a switch"), std::string::npos) << what;
       EXPECT_NE(what.find("true/false, yes/no or on/off"), std::string::npos) << what;
     }
   }
 }
 
 TEST(Config, ReadsSwitchVariablesByTheOneRule) {
-  ::unsetenv("HERALD_TEST_SWITCH");
-  EXPECT_FALSE(environment_switch("HERALD_TEST_SWITCH"));
-  EXPECT_TRUE(environment_switch("HERALD_TEST_SWITCH", true));
-  ::setenv("HERALD_TEST_SWITCH", "On", 1);
-  EXPECT_TRUE(environment_switch("HERALD_TEST_SWITCH"));
-  ::setenv("HERALD_TEST_SWITCH", "no", 1);
-  EXPECT_FALSE(environment_switch("HERALD_TEST_SWITCH", true));
-  ::setenv("HERALD_TEST_SWITCH", "maybe", 1);
-  EXPECT_THROW(environment_switch("HERALD_TEST_SWITCH"), Error);
-  ::unsetenv("HERALD_TEST_SWITCH");
+  ::unsetenv("HERALD_STATS");
+  EXPECT_FALSE(environment_switch("HERALD_STATS"));
+  EXPECT_TRUE(environment_switch("HERALD_STATS", true));
+  ::setenv("HERALD_STATS", "On", 1);
+  EXPECT_TRUE(environment_switch("HERALD_STATS"));
+  ::setenv("HERALD_STATS", "no", 1);
+  EXPECT_FALSE(environment_switch("HERALD_STATS", true));
+  ::setenv("HERALD_STATS", "maybe", 1);
+  EXPECT_THROW(environment_switch("HERALD_STATS"), Error);
+  ::unsetenv("HERALD_STATS");
 }
 
 TEST(Config, ParsesCountLists) {

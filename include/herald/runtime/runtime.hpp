@@ -206,11 +206,11 @@ struct Options {
   std::optional<double> idle_sleep{};
   // Communication model for scheduling; unset: HERALD_ALPHA / HERALD_BETA as for coll's auto.
   std::optional<Link> link{};
-  // How a version read on several workers that lack it gets there; unset: HERALD_RT_BCAST, else nobcast.
+  // How a version read on several workers that lack it gets there; unset: HERALD_RUNTIME_BCAST, else nobcast.
   std::optional<BroadcastStrategy> broadcast{};
   // true: a broadcast's recipients run no task reading it until every recipient has it (as OpenMP
   // Cluster paused for a broadcast; head control only); false: a task starts once its own inputs are
-  // here. Unset: HERALD_RT_BCAST_SYNC (0 or 1), else false.
+  // here. Unset: HERALD_RUNTIME_BCAST_SYNC (0 or 1), else false.
   std::optional<bool> broadcast_sync{};
   // A directory to write a trace of the run into (docs/tracing.md): tasks, transfers, broadcasts and the
   // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
@@ -268,7 +268,7 @@ class Runtime {
   // this process may run on one core only (as Open MPI binds each of up to two processes), so that the
   // kernels and the polling loop do not take turns on that core.
   static int default_threads();
-  // How versions read on several workers move, as resolved from Options and HERALD_RT_BCAST.
+  // How versions read on several workers move, as resolved from Options and HERALD_RUNTIME_BCAST.
   BroadcastStrategy broadcast() const noexcept;
 
   struct State;
