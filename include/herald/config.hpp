@@ -29,6 +29,11 @@ double parse_seconds(std::string_view text, std::string_view what);
 
 // The value of an environment variable, if set and not empty.
 std::optional<std::string> environment(const char* name);
+// With HERALD_STRICT_SETTINGS=1, throws Error(invalid_argument) naming the first unknown or deprecated
+// HERALD_* variable in the environment (without it, rank 0 warns once instead). Each layer calls it where it
+// reads its settings, so the refusal reaches the caller as that layer's other setting errors do.
+void require_known_settings();
+
 // A switch variable (parse_switch's rule), or `unset` when it is not set.
 bool environment_switch(const char* name, bool unset = false);
 

@@ -58,7 +58,7 @@ SettingValue setting_value(std::string_view name);
 void set_program_default(std::string_view name, std::string value);
 
 // What is wrong with the process's HERALD_* environment: one message per variable herald does not know
-// ("HERALD_ALGORITM is not a herald setting; did you mean HERALD_ALGORITHM?") and per former name in use
+// ("HERALD_ALGORITM (set to 'chain') is not a herald setting; did you mean HERALD_ALGORITHM?") and per former name in use
 // ("HERALD_RT_BCAST is deprecated: use HERALD_RUNTIME_BCAST"). Variables under HERALD_TEST_ belong to
 // herald's test suite and are not checked.
 std::vector<std::string> environment_problems(std::span<const std::string> environment);

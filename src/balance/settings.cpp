@@ -112,6 +112,7 @@ Settings settings_from_environment() {
     names.emplace_back(text.substr(0, text.find('=')));
   }
   check_names(names);
+  require_known_settings();
   return parse_settings([](const char* name) { return environment(name); });
 }
 

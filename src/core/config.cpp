@@ -94,29 +94,44 @@ bool launched_as_rank_zero() {
   return true;
 }
 
-// Once per process: what is wrong with the HERALD_* environment (a misspelt or deprecated name) is said by
-// rank 0, or, with HERALD_STRICT_SETTINGS, refused on every rank by every call that reads a setting.
-void check_environment() {
-  static std::once_flag checked;
-  std::call_once(checked, [] {
-    std::vector<std::string> variables;
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
-      if (std::string_view(*entry).starts_with("HERALD_")) variables.emplace_back(*entry);
-    const std::vector<std::string> problems = environment_problems(variables);
-    if (problems.empty()) return;
-    const auto strict = setting_value("HERALD_STRICT_SETTINGS").text;
-    if (strict && parse_switch(*strict, "HERALD_STRICT_SETTINGS"))
-      throw Error(Errc::invalid_argument, problems.front() + " (HERALD_STRICT_SETTINGS=1)");
-    if (launched_as_rank_zero())
-      for (const std::string& p : problems) std::fprintf(stderr, "herald: %s\n", p.c_str());
+std::vector<std::string> problems_now() {
+  std::vector<std::string> variables;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+    if (std::string_view(*entry).starts_with("HERALD_")) variables.emplace_back(*entry);
+  return environment_problems(variables);
+}
+
+bool strict_settings() {
+  const auto strict = setting_value("HERALD_STRICT_SETTINGS").text;
+  return strict && parse_switch(*strict, "HERALD_STRICT_SETTINGS");
+}
+
+// Once per process, at the first read of any setting: what is wrong with the HERALD_* environment (a
+// misspelt or deprecated name) is said by rank 0. Under HERALD_STRICT_SETTINGS the layers refuse instead
+// (require_known_settings()), where their errors reach the caller.
+void warn_about_environment() {
+  static std::once_flag warned;
+  std::call_once(warned, [] {
+    try {
+      if (strict_settings() || !launched_as_rank_zero()) return;
+    } catch (const Error&) {
+      return;  // a malformed HERALD_STRICT_SETTINGS: require_known_settings() reports it
+    }
+    for (const std::string& p : problems_now()) std::fprintf(stderr, "herald: %s\n", p.c_str());
   });
 }
 
 }  // namespace
 
 std::optional<std::string> environment(const char* name) {
-  check_environment();
+  warn_about_environment();
   return setting_value(name).text;
+}
+
+void require_known_settings() {
+  if (!strict_settings()) return;
+  if (const std::vector<std::string> problems = problems_now(); !problems.empty())
+    throw Error(Errc::invalid_argument, problems.front() + " (HERALD_STRICT_SETTINGS=1)");
 }
 
 bool environment_switch(const char* name, bool unset) {

@@ -203,11 +203,13 @@ void set_program_default(std::string_view name, std::string value) {
 std::vector<std::string> environment_problems(std::span<const std::string> environment) {
   std::vector<std::string> problems;
   for (const std::string& entry : environment) {
-    const std::string name = entry.substr(0, entry.find('='));
+    const std::size_t equals = entry.find('=');
+    const std::string name = entry.substr(0, equals);
     if (!name.starts_with("HERALD_") || name.starts_with("HERALD_TEST_")) continue;
     const Setting* s = find_setting(name);
     if (!s) {
-      std::string message = name + " is not a herald setting";
+      const std::string value = equals == std::string::npos ? "" : entry.substr(equals + 1);
+      std::string message = name + " (set to '" + value + "') is not a herald setting";
       if (const std::string_view near = nearest_setting(name); !near.empty())
         message += "; did you mean " + std::string(near) + "?";
       problems.push_back(message + " (herald-info lists them all)");

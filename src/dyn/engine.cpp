@@ -88,7 +88,7 @@ std::string where(int origin, int tag) {
 }  // namespace
 
 Engine::Engine(MPI_Comm comm, const Options& options)
-    : threaded(progress_thread_wanted(options)),  // checked before the communicator is duplicated
+    : threaded((require_known_settings(), progress_thread_wanted(options))),  // checked before the duplicate
       options_(options),
       cost_model_(options.cost_model ? *options.cost_model : cost_model_from_environment()),
       default_algorithm_(environment("HERALD_DYN_ALGORITHM").value_or("")),

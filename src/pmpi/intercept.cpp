@@ -44,6 +44,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <string>
 #include <unordered_map>
@@ -90,9 +91,11 @@ class Interceptor {
   bool log() const noexcept { return log_; }
   long long calls() const noexcept { return calls_.load(std::memory_order_relaxed); }
   // A locked increment costs as much as a small broadcast: only threads that may race pay for one.
-  void count() noexcept {
+  // Throws what the library's settings refused, from a call that reports errors to its caller.
+  void count() {
     if (multithreaded_) calls_.fetch_add(1, std::memory_order_relaxed);
     else calls_.store(calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (setting_error_) throw *setting_error_;
   }
 
   // HERALD_STATS: a broadcast herald ran (`nonblocking`: MPI_Ibcast), counted on the communicator's rank 0.
@@ -201,18 +204,24 @@ class Interceptor {
   static constexpr std::size_t bcast_slot = 0, ibcast_slot = 1, passed_slot = 2, native_slot = 3,
                                first_algorithm_slot = 4;
 
-  Interceptor()
-      : log_(herald::environment_switch("HERALD_PMPI_LOG")),
-        stats_(herald::environment_switch("HERALD_STATS")),
-        stats_counts_(first_algorithm_slot + herald::algorithms().size(), 0) {
+  Interceptor() : stats_counts_(first_algorithm_slot + herald::algorithms().size(), 0) {
+    // Constructed from any intercepted call, some of which cannot report an error: keep it for count().
+    try {
+      herald::require_known_settings();
+      log_ = herald::environment_switch("HERALD_PMPI_LOG");
+      stats_ = herald::environment_switch("HERALD_STATS");
+    } catch (const herald::Error& e) {
+      setting_error_ = e;
+    }
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
     multithreaded_ = level == MPI_THREAD_MULTIPLE;
     herald::mpi::error_strings_intercepted();
   }
   std::mutex mutex_;
-  bool log_;
-  bool stats_;
+  bool log_ = false;
+  bool stats_ = false;
+  std::optional<herald::Error> setting_error_;
   std::vector<long long> stats_counts_;
   bool multithreaded_ = false;
   std::atomic<long long> calls_ = 0;

@@ -131,6 +131,7 @@ std::span<std::byte> TaskContext::out(std::size_t access) const {
 
 Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State>()) {
   // Settings from the environment first, so that a bad value is refused before anything collective.
+  require_known_settings();
   if (options.threads < 0) {
     options.threads = default_threads();
     if (auto v = environment("HERALD_RUNTIME_THREADS"))

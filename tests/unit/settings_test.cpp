@@ -41,9 +41,11 @@ TEST(Settings, NamesWhatIsWrongWithTheEnvironment) {
                                         "HERALD_TEST_ANYTHING=1", "PATH=/bin", "HERALD_ZZZZZZZZZZZZ=1"};
   const std::vector<std::string> problems = environment_problems(env);
   ASSERT_EQ(problems.size(), 3u);
-  EXPECT_EQ(problems[0], "HERALD_ALGORITM is not a herald setting; did you mean HERALD_ALGORITHM? (herald-info lists them all)");
+  EXPECT_EQ(problems[0],
+            "HERALD_ALGORITM (set to 'chain') is not a herald setting; did you mean HERALD_ALGORITHM? (herald-info "
+            "lists them all)");
   EXPECT_EQ(problems[1], "HERALD_RT_LOG is deprecated: use HERALD_RUNTIME_LOG");
-  EXPECT_EQ(problems[2], "HERALD_ZZZZZZZZZZZZ is not a herald setting (herald-info lists them all)");
+  EXPECT_EQ(problems[2], "HERALD_ZZZZZZZZZZZZ (set to '1') is not a herald setting (herald-info lists them all)");
   EXPECT_TRUE(environment_problems(std::vector<std::string>{"HERALD_VERBOSE=1", "HERALD_TEST_X=2"}).empty());
 }
 

@@ -221,6 +221,7 @@ Context& Context::get() {
 
 Context::Context() : message_limit_(max_message_bytes) {
   try {
+    require_known_settings();
     default_algorithm_ = environment("HERALD_ALGORITHM").value_or("auto");
     if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
     parameters_ = parameters_from_environment();
