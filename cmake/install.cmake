@@ -107,45 +107,42 @@ else()
   string(APPEND PC_LIBS " ${HERALD_PC_STATIC_DEPS}")
   set(PC_LIBS_PRIVATE "")
 endif()
-configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald.pc @ONLY)
-set(HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald.pc)
+# Writes <name>.pc from herald.pc.in and adds it to HERALD_PC_FILES.
+function(herald_pkg_config name description requires cflags libs libs_private)
+  set(PC_NAME ${name})
+  set(PC_DESCRIPTION "${description}")
+  set(PC_REQUIRES "${requires}")
+  set(PC_CFLAGS "${cflags}")
+  set(PC_LIBS "${libs}")
+  set(PC_LIBS_PRIVATE "${libs_private}")
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc @ONLY)
+  set(HERALD_PC_FILES ${HERALD_PC_FILES} ${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc PARENT_SCOPE)
+endfunction()
 
-# herald-dyn.pc: the dynamic broadcast (herald_dyn and herald_dyn_core) on top of herald.pc.
+set(HERALD_PC_FILES)
+herald_pkg_config(herald "${PC_DESCRIPTION}" "${PC_REQUIRES}" "${PC_CFLAGS}" "${PC_LIBS}" "${PC_LIBS_PRIVATE}")
+
+# herald-dyn.pc: the dynamic broadcast (herald_dyn and herald_dyn_core) on top of herald.pc, whose
+# Libs.private come after.
 if(TARGET herald_dyn_core)
-  set(PC_NAME herald-dyn)
-  set(PC_DESCRIPTION "herald's dynamic broadcast: active messages for task runtimes")
-  set(PC_REQUIRES herald)
-  set(PC_CFLAGS "-I\${includedir}")
-  set(PC_LIBS_PRIVATE "")  # herald.pc's, which comes after
-  set(PC_LIBS "-L\${libdir} -lherald_dyn_core")
+  set(libs "-L\${libdir} -lherald_dyn_core")
   if(TARGET herald_dyn)
-    set(PC_LIBS "-L\${libdir} -lherald_dyn -lherald_dyn_core")
+    set(libs "-L\${libdir} -lherald_dyn -lherald_dyn_core")
   endif()
-  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-dyn.pc @ONLY)
-  list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-dyn.pc)
+  herald_pkg_config(herald-dyn "herald's dynamic broadcast: active messages for task runtimes" herald
+                    "-I\${includedir}" "${libs}" "")
+endif()
+
+# herald-runtime.pc: the task runtime (herald_runtime and its MPI-free core) on top of herald-dyn.pc.
+if(TARGET herald_runtime)
+  herald_pkg_config(herald-runtime "herald's distributed task runtime" herald-dyn "-I\${includedir} -pthread"
+                    "-L\${libdir} -lherald_runtime -lherald_runtime_core -pthread" "")
 endif()
 
 # herald-balance.pc: libherald_balance, always shared and self-contained (its MPI, hwloc and herald code
 # are its own dependencies); HERALD_BALANCE_LINKED makes herald_balanced() call it directly.
 if(TARGET herald_balance)
-  set(PC_NAME herald-balance)
-  set(PC_DESCRIPTION "herald's balancer of OpenMP threads between the MPI processes of a node")
-  set(PC_REQUIRES "")
-  set(PC_CFLAGS "-I\${includedir} -DHERALD_BALANCE_LINKED=1")
-  set(PC_LIBS "-L\${libdir} -lherald_balance")
-  set(PC_LIBS_PRIVATE "")
-  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-balance.pc @ONLY)
-  list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-balance.pc)
-endif()
-# herald-runtime.pc: the task runtime (herald_runtime and its MPI-free core) on top of herald-dyn.pc.
-if(TARGET herald_runtime)
-  set(PC_NAME herald-runtime)
-  set(PC_DESCRIPTION "herald's distributed task runtime")
-  set(PC_REQUIRES herald-dyn)
-  set(PC_CFLAGS "-I\${includedir} -pthread")
-  set(PC_LIBS "-L\${libdir} -lherald_runtime -lherald_runtime_core -pthread")
-  set(PC_LIBS_PRIVATE "")
-  configure_file(${PROJECT_SOURCE_DIR}/cmake/herald.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/herald-runtime.pc @ONLY)
-  list(APPEND HERALD_PC_FILES ${PROJECT_BINARY_DIR}/pkgconfig/herald-runtime.pc)
+  herald_pkg_config(herald-balance "herald's balancer of OpenMP threads between the MPI processes of a node" ""
+                    "-I\${includedir} -DHERALD_BALANCE_LINKED=1" "-L\${libdir} -lherald_balance" "")
 endif()
 install(FILES ${HERALD_PC_FILES} DESTINATION ${HERALD_PC_DIR})
