@@ -91,6 +91,18 @@ if(STEP STREQUAL "install")
   if(EXISTS ${prefix}/bin/herald-sim)
     run("the installed herald-sim" ${prefix}/bin/herald-sim --help)
   endif()
+  # herald-info runs without mpiexec, and its --json is JSON that lists the settings.
+  if(HAVE_INFO)
+    execute_process(COMMAND ${prefix}/bin/herald-info --json RESULT_VARIABLE status OUTPUT_VARIABLE json
+                    ERROR_VARIABLE err)
+    if(NOT status EQUAL 0)
+      message(FATAL_ERROR "install ${STEP}: the installed bin/herald-info --json failed (${status}): ${err}")
+    endif()
+    string(JSON settings ERROR_VARIABLE problem LENGTH "${json}" settings)
+    if(problem OR NOT settings GREATER 0)
+      message(FATAL_ERROR "install ${STEP}: the installed herald-info --json does not list settings: ${problem}")
+    endif()
+  endif()
   # herald-dyn.pc resolves (it requires herald.pc) and names both dyn libraries.
   pkg_config(${prefix} --libs herald-dyn)
   if(NOT "-lherald_dyn" IN_LIST pc_flags OR NOT "-lherald_dyn_core" IN_LIST pc_flags)
