@@ -70,7 +70,7 @@ constexpr std::array table = {
             "HERALD_RT_LOG"},
     Setting{"HERALD_RUNTIME_TIMEOUT", seconds, "60", "", "runtime", "seconds a worker may stay silent before it is lost", ""},
     Setting{"HERALD_RUNTIME_IDLE_SLEEP", seconds, "50e-6", "", "runtime", "longest sleep of an idle polling loop", ""},
-    Setting{"HERALD_RUNTIME_INJECT", text, "", "<fault>@<rank>", "runtime", "a fault injected for the runtime's tests", ""},
+    Setting{"HERALD_RUNTIME_INJECT", text, "", "<kind>:<rank>", "runtime", "a fault injected for the runtime's tests", ""},
     Setting{"HERALD_SMPI_SHARED_REPLICAS", switch_, "0", "", "runtime",
             "SimGrid builds: every replica maps one shared block", ""},
     // trace
@@ -93,7 +93,7 @@ constexpr std::array table = {
     // The scripts' (README.md, docs/building.md): set for them, seen by the programs they run.
     Setting{"HERALD_BUILD_DIR", path, "build", "", "scripts", "build directory of scripts/test.sh and main.sh", ""},
     Setting{"HERALD_BUILD_TYPE", choice, "Release", "", "scripts", "CMAKE_BUILD_TYPE of scripts/test.sh", ""},
-    Setting{"HERALD_MPI", choice, "the system's", "openmpi|mpich", "scripts", "the MPI scripts/setup.sh and test.sh use", ""},
+    Setting{"HERALD_MPI", choice, "the system's", "openmpi|mpich|both", "scripts", "the MPI scripts/setup.sh and test.sh use", ""},
     Setting{"HERALD_CMAKE_ARGS", text, "", "", "scripts", "extra configure arguments of scripts/test.sh", ""},
     Setting{"HERALD_CTEST_ARGS", text, "", "", "scripts", "extra ctest arguments of scripts/test.sh", ""},
     Setting{"HERALD_SIMGRID", switch_, "0", "", "scripts", "scripts/setup.sh also installs SimGrid", ""},
