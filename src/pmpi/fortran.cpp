@@ -7,6 +7,8 @@
 // mpif.h and `use mpi` bindings already call the C MPI_Bcast; its `use mpi_f08` bindings pass array
 // descriptors (TS 29113) and are not replaced, nor is MPI_IBCAST anywhere: its completion (MPI_WAIT and the
 // rest) would go to the MPI library, which cannot progress herald's broadcasts.
+#include "progress.hpp"
+
 #include <mpi.h>
 
 #ifdef OPEN_MPI
@@ -22,11 +24,13 @@ void* c_buffer(void* buffer) {
 
 void fortran_bcast(void* buffer, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* root,
                    const MPI_Fint* comm, MPI_Fint* ierror) {
+  herald::pmpi::check_library();  // before MPI_Type_f2c and MPI_BOTTOM; one load once checked
   const int rc = MPI_Bcast(c_buffer(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm));
   if (ierror != nullptr) *ierror = rc;  // optional in mpi_f08
 }
 
 void fortran_finalize(MPI_Fint* ierror) {
+  herald::pmpi::check_library();
   const int rc = MPI_Finalize();
   if (ierror != nullptr) *ierror = rc;
 }

@@ -24,6 +24,11 @@
 //
 // MPI_Error_string is answered for herald's own error codes, so its messages show whatever the MPI library
 // does with strings added to its predefined error classes.
+//
+// The first intercepted call stops the process, with a message naming both libraries, when it holds an MPI of
+// another family than the one this library was built for (library_check.cpp; so may loading the library):
+// MPI_Init and MPI_Init_thread check before PMPI_Init, and every other call reaches the check through the
+// Interceptor's constructor.
 #include "progress.hpp"
 
 #include "../coll/mpi/call.hpp"
@@ -205,6 +210,7 @@ class Interceptor {
                                first_algorithm_slot = 4;
 
   Interceptor() : stats_counts_(first_algorithm_slot + herald::algorithms().size(), 0) {
+    herald::pmpi::check_library();  // before the first MPI call or constant: a no-op after MPI_Init's
     // Constructed from any intercepted call, some of which cannot report an error: keep it for count().
     try {
       herald::require_known_settings();
@@ -294,12 +300,14 @@ extern "C" {
 long long herald_pmpi_calls(void) { return Interceptor::get().calls(); }
 
 int MPI_Init(int* argc, char*** argv) {
+  herald::pmpi::check_library();
   const int rc = PMPI_Init(argc, argv);
   const MPI_Comm world = MPI_COMM_WORLD;
   return start_trace(attach_made(rc, &world));
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  herald::pmpi::check_library();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   const MPI_Comm world = MPI_COMM_WORLD;
   return start_trace(attach_made(rc, &world));
@@ -474,6 +482,7 @@ int MPI_Finalize(void) {
 }
 
 int MPI_Error_string(int code, char* text, int* length) {
+  herald::pmpi::check_library();
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);
