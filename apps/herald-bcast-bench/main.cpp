@@ -17,6 +17,7 @@
 
 #include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/tracing.hpp>
 #include <herald/error.hpp>

@@ -5,6 +5,7 @@
 #include "contender.hpp"
 
 #include <herald/algorithms.hpp>
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 

@@ -7,6 +7,7 @@
 // are interleaved (dyn, native, naive, dyn, ...) in every repetition, and the data is checked in a
 // separate untimed pass. Writes one CSV row per measurement and prints medians, spread and ratios.
 #include <herald/algorithms.hpp>
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/dyn/endpoint.hpp>
 #include <herald/dyn/route.hpp>

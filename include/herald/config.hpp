@@ -1,9 +1,9 @@
 // Configuration has one home: HERALD_* environment variables (listed in docs/configuration.md) and the
-// values given per call, which win over them.
+// values given per call, which win over them. This header holds core's generic parsers and readers; each layer's
+// own readers are its own (coll's: <herald/coll_settings.hpp>).
 #pragma once
 
 #include <herald/error.hpp>
-#include <herald/schedule.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -36,16 +36,5 @@ void require_known_settings();
 
 // A switch variable (parse_switch's rule), or `unset` when it is not set.
 bool environment_switch(const char* name, bool unset = false);
-
-// HERALD_SEGMENT_SIZE, HERALD_CHAIN_FANOUT, HERALD_KNOMIAL_RADIX; unset ones stay zero ("default").
-// A malformed value throws Error(invalid_argument) naming the variable.
-Parameters parameters_from_environment();
-
-// HERALD_SENDS_IN_FLIGHT and HERALD_SENDS_PER_PEER (each at least 1; the per-peer bound defaults to the
-// per-rank one). Throws Error(invalid_argument) naming the variable on a bad value.
-SendWindow send_window_from_environment();
-
-// Fills each zero field of `call` from `fallback`.
-Parameters merge(Parameters call, const Parameters& fallback);
 
 }  // namespace herald

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include <herald/algorithms.hpp>
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 

@@ -1,4 +1,5 @@
 #include <herald/algorithms.hpp>
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 #include <herald/selector.hpp>

@@ -4,6 +4,7 @@
 
 #include "../../trace/mpi/tracing.hpp"
 
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 

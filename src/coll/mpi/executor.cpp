@@ -11,6 +11,7 @@
 // its steps, so that the ranks after it report it too instead of waiting or taking wrong data for right.
 #include "call.hpp"
 
+#include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 #include <herald/tracing.hpp>
