@@ -11,10 +11,10 @@
 // its steps, so that the ranks after it report it too instead of waiting or taking wrong data for right.
 #include "call.hpp"
 
+#include <herald/algorithms.hpp>
 #include <herald/coll_settings.hpp>
-#include <herald/config.hpp>
 #include <herald/selector.hpp>
-#include <herald/tracing.hpp>
+#include <herald/trace.hpp>
 
 #include <algorithm>
 #include <array>
@@ -107,7 +107,7 @@ class Outcome {
 class CallTrace {
  public:
   CallTrace(const mpi::Slot& slot, const char* why, std::size_t steps)
-      : recorder_(mpi::Context::get().recorder()), why_(why) {
+      : recorder_(mpi::Context::get().tracing().recorder()), why_(why) {
     if (!recorder_) return;
     state_ = slot.state.get();
     call_ = slot.call;
@@ -154,7 +154,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
         buffers_(plan_->take_buffers()),
         base_(base),
         tag_(slot.tag),
-        window_(mpi::Context::get().send_window()),
+        window_(mpi::Context::get().settings().send_window()),
         trace_(slot, why, plan_->program.size()) {
     if (refused) outcome_.refuse(*refused);
     // The call's place in the node's ring, taken now: calls take it in the order they are made.
@@ -163,18 +163,18 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       place_ = {.first = memory_->reserve(plan_->node.positions), .count = plan_->node.positions,
                 .bytes = plan_->problem.bytes};
     }
-    if (!advance(false)) mpi::Context::get().enroll(this);
+    if (!advance(false)) mpi::Context::get().forwarders().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
   ScheduleRun& operator=(const ScheduleRun&) = delete;
   ~ScheduleRun() override {
     mpi::Context& context = mpi::Context::get();
-    context.withdraw(this);
+    context.forwarders().withdraw(this);
     if (!done_ && !mpi::finalized()) {
       // Abandoned with work in flight (an exception unwound past it): finish rather than leave MPI
       // writing into a buffer the caller no longer watches.
       try {
-        while (!test()) context.forward_all();
+        while (!test()) context.forwarders().forward_all();
       } catch (...) {
       }
     }
@@ -190,12 +190,12 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   void wait() override {
     if (done_) return;
     mpi::Context& context = mpi::Context::get();
-    if (context.others_in_flight(this) || memory_) {
+    if (context.forwarders().others_in_flight(this) || memory_) {
       // Other broadcasts need forwarding too, or node memory must be watched: poll rather than block. A
       // long wait lets other processes run: with more ranks than cores the one this rank waits for may be
       // waiting for a core.
       for (int polls = 0; !test(); ++polls) {
-        context.forward_all();
+        context.forwarders().forward_all();
         if (polls >= spins_before_yield) std::this_thread::yield();
       }
       return;
@@ -415,7 +415,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     trace_.finished(plan_->algorithm->name, plan_->problem.root, plan_->problem.bytes, plan_->predicted);
     buffers_.in_flight.clear();  // all complete; the capacity stays with the plan for its next run
     buffers_.node_in_flight.clear();
-    mpi::Context::get().withdraw(this);
+    mpi::Context::get().forwarders().withdraw(this);
     plan_->give_back(std::move(buffers_));
     outcome_.rethrow();
   }
@@ -464,9 +464,9 @@ class NativeRun final : public Request::State {
   }
   void wait() override {
     mpi::Context& context = mpi::Context::get();
-    if (context.forwarding()) {
+    if (context.forwarders().forwarding()) {
       // herald broadcasts in flight need this rank's forwarding while it waits.
-      while (!test()) context.forward_all();
+      while (!test()) context.forwarders().forward_all();
       return;
     }
     HERALD_MPI(PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
@@ -502,19 +502,19 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
                 "root " + std::to_string(root) + " is not a rank of this " + std::to_string(ranks) + "-rank communicator");
   mpi::Context& context = mpi::Context::get();
   Call call;
-  call.key.algorithm = context.algorithm(options.algorithm, call.native);
+  call.key.algorithm = context.settings().algorithm(options.algorithm, call.native);
   call.key.root = root;
   call.key.bytes = bytes;
-  call.key.parameters = merge(options.parameters, context.parameters());
+  call.key.parameters = merge(options.parameters, context.settings().parameters());
   // Nodes hold consecutive ranks of MPI_COMM_WORLD (the launchers' default placement).
   if (call.key.parameters.node_size == 0 && slot.state->world_shaped())
-    call.key.parameters.node_size = context.job_node_size();
+    call.key.parameters.node_size = context.tuning().job_node_size();
   // Node memory holds the nodes the communicator's layout gives; a node size set by hand names others.
   call.key.node_memory = call.key.parameters.node_size == 0 && slot.state->node_memory_open();
   if (!call.key.algorithm && !call.native) {
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
     // rank decides alike), else the cost model, in CommState::plan().
-    const TuningCell* cell = context.measured(ranks, bytes);
+    const TuningCell* cell = context.tuning().measured(ranks, bytes);
     call.why = cell ? "auto: tuning file" : "auto: cost model";
     if (cell && cell->algorithm == "native") {
       call.native = true;
@@ -601,7 +601,7 @@ Slot reserve(MPI_Comm comm) {
 void finish_forwarding() {
   Context& context = Context::get();
   const auto lock = context.lock();
-  context.finish_forwarding();
+  context.forwarders().finish_forwarding();
 }
 
 bool attached(MPI_Comm comm) {
@@ -625,7 +625,7 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   }
   // Every rank makes the same MPI calls whatever it has in flight (MPI_Bcast never matches MPI_Ibcast), so
   // what this rank owes to earlier broadcasts is settled first.
-  context.finish_forwarding();
+  context.forwarders().finish_forwarding();
   if (call.native) {
     CallTrace trace(slot, call.why, 0);
     // The installed MPI_Bcast itself (its nonblocking form is often a different, slower code path).
@@ -717,7 +717,7 @@ void Request::wait() {
         {
           const auto lock = context.lock();
           if (state_->test()) break;
-          context.forward_all();
+          context.forwarders().forward_all();
         }
         std::this_thread::yield();
       }
@@ -796,12 +796,13 @@ std::string resolve_algorithm(const Options& options, int ranks, std::size_t byt
   const auto lock = context.lock();
   context.check_settings();
   bool native = false;
-  if (const AlgorithmInfo* named = context.algorithm(options.algorithm, native)) return std::string(named->name);
+  if (const AlgorithmInfo* named = context.settings().algorithm(options.algorithm, native))
+    return std::string(named->name);
   if (native) return "native";
-  if (const TuningCell* cell = context.measured(ranks, bytes)) return cell->algorithm;
+  if (const TuningCell* cell = context.tuning().measured(ranks, bytes)) return cell->algorithm;
   const Problem problem{.ranks = ranks, .root = 0, .bytes = bytes,
-                        .parameters = merge(options.parameters, context.parameters())};
-  return std::string(select_algorithm(problem, context.cost_model()).name);
+                        .parameters = merge(options.parameters, context.settings().parameters())};
+  return std::string(select_algorithm(problem, context.tuning().cost_model()).name);
 }
 
 }  // namespace herald

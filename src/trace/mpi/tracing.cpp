@@ -2,8 +2,6 @@
 // MPI's point-to-point calls to move its broadcasts, and a trace must not be one of them.
 #include "tracing.hpp"
 
-#include "../../coll/mpi/context.hpp"
-
 #include <herald/config.hpp>
 #include <herald/tracing.hpp>
 
@@ -34,6 +32,9 @@ bool one_clock() {
 double monotonic_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+// The open trace: a Tracing, the one kind this file opens.
+const Tracing* opened(const mpi::TracingHooks& hooks) { return static_cast<const Tracing*>(hooks.open_trace()); }
 
 std::filesystem::path spill_path(const std::filesystem::path& directory, int rank) {
   return directory / "raw" / ("rank-" + std::to_string(rank) + ".events");
@@ -83,7 +84,7 @@ void Tracing::measure(bool at_end) {
     std::uint64_t host;
     double base;  // MPI_Wtime() - the system's monotonic clock
   };
-  const Reading mine{mpi::node_name(mpi::Context::get().emulated_nodes()), PMPI_Wtime() - monotonic_seconds()};
+  const Reading mine{mpi::this_node(), PMPI_Wtime() - monotonic_seconds()};
   std::vector<Reading> readings(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
   HERALD_MPI(PMPI_Gather(&mine, sizeof mine, MPI_BYTE, readings.data(), sizeof mine, MPI_BYTE, 0, comm));
   std::vector<int> same_host(static_cast<std::size_t>(size_), 0);
@@ -169,16 +170,16 @@ void Tracing::finish() {
 bool start(MPI_Comm comm, const std::string& directory) {
   if (directory.empty()) throw Error(Errc::invalid_argument, "the trace directory is empty");
   if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "the communicator is MPI_COMM_NULL");
-  mpi::Context& context = mpi::Context::get();
-  const auto lock = context.lock();
-  if (Tracing* open = context.tracing()) {
+  const auto lock = mpi::lock_context();
+  mpi::TracingHooks& hooks = mpi::tracing_hooks();
+  if (const Tracing* open = opened(hooks)) {
     int same = MPI_UNEQUAL;
     HERALD_MPI(PMPI_Comm_compare(open->user(), comm, &same));
     if (same == MPI_IDENT) return false;
     throw Error(Errc::invalid_argument, "a trace is already open (into " + open->directory().string() +
                                             ") on another communicator: one trace per process at a time");
   }
-  context.open_tracing(std::make_unique<Tracing>(comm, directory));
+  hooks.open(std::make_unique<Tracing>(comm, directory));
   return true;
 }
 
@@ -188,22 +189,20 @@ bool start_from_environment(MPI_Comm comm) {
 }
 
 void finish() {
-  mpi::Context& context = mpi::Context::get();
-  std::unique_ptr<Tracing> open;
+  std::unique_ptr<OpenTrace> open;
   {
-    const auto lock = context.lock();
-    open = context.close_tracing();
+    const auto lock = mpi::lock_context();
+    open = mpi::tracing_hooks().close();
   }
   if (open) open->finish();
 }
 
 std::optional<std::string> directory() {
-  mpi::Context& context = mpi::Context::get();
-  const auto lock = context.lock();
-  if (Tracing* open = context.tracing()) return open->directory().string();
+  const auto lock = mpi::lock_context();
+  if (const Tracing* open = opened(mpi::tracing_hooks())) return open->directory().string();
   return std::nullopt;
 }
 
-Recorder* recorder() noexcept { return mpi::Context::get().recorder(); }
+Recorder* recorder() noexcept { return mpi::tracing_hooks().recorder(); }
 
 }  // namespace herald::trace

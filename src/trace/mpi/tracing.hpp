@@ -2,6 +2,7 @@
 // every rank's clock against rank 0's.
 #pragma once
 
+#include "../../coll/mpi/tracing_hooks.hpp"
 #include "../../core/mpi/check.hpp"
 
 #include <herald/trace.hpp>
@@ -14,15 +15,15 @@
 
 namespace herald::trace {
 
-class Tracing {
+class Tracing final : public OpenTrace {
  public:
   // Collective over `comm`.
   Tracing(MPI_Comm comm, std::filesystem::path directory);
   Tracing(const Tracing&) = delete;
   Tracing& operator=(const Tracing&) = delete;
   // Collective: measures the clocks again, gathers the events on rank 0, writes the files there.
-  void finish();
-  Recorder& recorder() noexcept { return *recorder_; }
+  void finish() override;
+  Recorder& recorder() noexcept override { return *recorder_; }
   MPI_Comm user() const noexcept { return user_; }
   const std::filesystem::path& directory() const noexcept { return directory_; }
 

@@ -1,0 +1,155 @@
+#include "comm_state.hpp"
+
+#include "context.hpp"
+
+#include <functional>
+
+namespace herald::mpi {
+namespace {
+
+// Plans are small, but a program sweeping sizes would grow the cache without bound.
+constexpr std::size_t max_plans = 64;
+
+MPI_Comm intracommunicator(MPI_Comm user) {
+  int inter = 0;
+  HERALD_MPI(MPI_Comm_test_inter(user, &inter));
+  if (inter) throw Error(Errc::invalid_comm, "intercommunicators are not supported");
+  return user;
+}
+
+}  // namespace
+
+std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
+  std::size_t h = std::hash<const void*>{}(k.algorithm);
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(static_cast<std::size_t>(k.root));
+  mix(k.bytes);
+  mix(k.parameters.segment);
+  mix(static_cast<std::size_t>(k.parameters.fanout) << 32 | static_cast<unsigned>(k.parameters.radix));
+  mix(static_cast<std::size_t>(k.parameters.node_size) << 9 | static_cast<std::size_t>(k.parameters.leaders) << 1 |
+      static_cast<std::size_t>(k.node_memory));
+  return h;
+}
+
+CommState::CommState(MPI_Comm user) : user_(user) {
+  HERALD_MPI(MPI_Comm_rank(intracommunicator(user), &rank_));
+  HERALD_MPI(MPI_Comm_size(user, &size_));
+  int same = MPI_UNEQUAL;
+  HERALD_MPI(MPI_Comm_compare(user, MPI_COMM_WORLD, &same));
+  world_shaped_ = same == MPI_IDENT || same == MPI_CONGRUENT;
+  // MPI_TAG_UB is the same on every communicator; MPI_COMM_WORLD always has it, even before the duplicate.
+  int* tag_ub = nullptr;
+  int found = 0;
+  HERALD_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found));
+  if (found && tag_ub != nullptr && *tag_ub > 0) tag_limit_ = *tag_ub;
+  dup_.start_dup(user, setup_);
+}
+
+CommState::~CommState() {
+  // Only a failed creation leaves the duplication running; it cannot be freed before it ends.
+  if (setup_ != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&setup_, MPI_STATUS_IGNORE);
+  if (memory_) Context::get().states().give_ring();
+}
+
+std::uint64_t node_name(EmulatedNodes emulated) {
+  if (emulated.size > 0) {
+    int world_rank = 0;
+    HERALD_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+    return static_cast<std::uint64_t>(emulated.cyclic ? world_rank % emulated.size : world_rank / emulated.size);
+  }
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  HERALD_MPI(MPI_Get_processor_name(name, &length));
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a
+  for (int i = 0; i < length; ++i) h = (h ^ static_cast<unsigned char>(name[i])) * 1099511628211ULL;
+  return h;
+}
+
+// Why not MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): it blocks, and this rank must keep forwarding its other
+// broadcasts while the state is made (Context::state()). The host name gives the same nodes, exchanged by a
+// nonblocking allgather on the private duplicate, so nothing of it meets the program's messages.
+bool CommState::ready() {
+  while (phase_ != Phase::done) {
+    if (setup_ != MPI_REQUEST_NULL) {
+      int done = 0;
+      HERALD_MPI(PMPI_Test(&setup_, &done, MPI_STATUS_IGNORE));
+      if (!done) return false;
+    }
+    if (phase_ == Phase::duplicating) {
+      // herald reports its own MPI failures as herald::Error; the user's handler applies at the API boundary.
+      HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
+      own_node_ = node_name(Context::get().settings().emulated_nodes());
+      node_names_.assign(static_cast<std::size_t>(size_), 0);
+      HERALD_MPI(PMPI_Iallgather(&own_node_, 1, MPI_UINT64_T, node_names_.data(), 1, MPI_UINT64_T, dup_.get(),
+                                 &setup_));
+      phase_ = Phase::gathering;
+    } else {
+      // A node is named by its lowest rank.
+      std::unordered_map<std::uint64_t, int> lowest;
+      std::vector<int> node_of(node_names_.size());
+      for (std::size_t r = 0; r < node_names_.size(); ++r)
+        node_of[r] = lowest.try_emplace(node_names_[r], static_cast<int>(r)).first->second;
+      layout_ = NodeLayout(node_of);
+      node_names_ = {};
+      phase_ = Phase::done;
+    }
+  }
+  return true;
+}
+
+std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
+  if (last_plan_ && key == last_key_) return last_plan_;
+  last_key_ = key;
+  if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
+  const Context& context = Context::get();
+  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_,
+                  .node_memory = key.node_memory};
+  const AlgorithmInfo* algorithm = key.algorithm;
+  double predicted = 0;
+  if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
+    const Choice choice = choose_algorithm(problem, context.tuning().cost_model(), &loads_);
+    algorithm = choice.algorithm;
+    problem.parameters = choice.parameters;
+    predicted = choice.seconds;
+  }
+  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.settings().message_limit());
+  plan->predicted = predicted;
+  if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
+  plans_.emplace(key, plan);
+  return last_plan_ = std::move(plan);
+}
+
+std::int64_t CommState::trace_id() {
+  if (trace_id_ >= 0) return trace_id_;
+  MPI_Group mine = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  HERALD_MPI(PMPI_Comm_group(user_, &mine));
+  HERALD_MPI(PMPI_Comm_group(MPI_COMM_WORLD, &world));
+  std::vector<int> ranks(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  world_ranks_.resize(ranks.size());
+  HERALD_MPI(PMPI_Group_translate_ranks(mine, size_, ranks.data(), world, world_ranks_.data()));
+  PMPI_Group_free(&mine);
+  PMPI_Group_free(&world);
+  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the members
+  for (int r : world_ranks_) hash = (hash ^ static_cast<std::uint32_t>(r)) * 1099511628211ULL;
+  const std::int64_t earlier = Context::get().states().communicators_like(hash);
+  trace_id_ = static_cast<std::int64_t>((hash ^ static_cast<std::uint64_t>(earlier) * 0x9e3779b97f4a7c15ULL) >> 33);
+  return trace_id_;
+}
+
+int CommState::world_rank(int rank) {
+  trace_id();
+  return world_ranks_.at(static_cast<std::size_t>(rank));
+}
+
+void CommState::open_node_memory([[maybe_unused]] const std::function<void(MPI_Request&)>& wait) {
+#ifndef SMPI_H  // simulated hosts share no memory worth modelling: the steps stay messages there
+  if (layout_.largest_node() < 2) return;
+  StateCache& states = Context::get().states();
+  const bool allowed = states.take_ring();
+  memory_ = NodeMemory::open(dup_.get(), layout_, rank_, node_name({}), wait, allowed, memory_everywhere_);
+  if (allowed && !memory_) states.give_ring();
+#endif
+}
+
+}  // namespace herald::mpi

@@ -1,0 +1,82 @@
+#include "tuning_state.hpp"
+
+#include "tuning_file.hpp"
+
+#include <herald/algorithms.hpp>
+#include <herald/selector.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace herald::mpi {
+
+void TuningState::load() {
+  if (auto job_tuning = tuning_from_environment()) {
+    tuning_ = std::move(job_tuning->tuning);
+    fit_ = std::move(job_tuning->fit);
+  }
+  // A job across nodes prices every flat algorithm with the network's model; the hierarchical ones price
+  // their hops within a node apart. A file measured on one node has no network model: herald's defaults
+  // (or a preset) stand in for it.
+  if (tuning_ && fit_.spans_nodes) job_node_size_ = fit_.node_size;
+  // A measured file wins over a preset; without either, the defaults (cost_model_from_environment()).
+  CostModel base = tuning_ ? tuning_->intra_node : cost_model_from_environment();
+  if (tuning_ && fit_.spans_nodes) {
+    base = tuning_->inter_node ? *tuning_->inter_node : cost_model_from_environment();
+    base.node_alpha = tuning_->intra_node.alpha;
+    base.node_beta = tuning_->intra_node.beta;
+  }
+  model_ = cost_model_from_environment(base);
+}
+
+const TuningCell* TuningState::measured(int ranks, std::size_t bytes) {
+  if (!tuning_) return nullptr;
+  // Ranks fit 24 bits and sizes 40 here; a larger shape is looked up each time.
+  if (ranks >= (1 << 24) || bytes >= (std::uint64_t{1} << 40)) return find_cell(*tuning_, fit_, ranks, bytes);
+  const std::uint64_t key = static_cast<std::uint64_t>(ranks) << 40 | bytes;
+  if (key == last_measured_key_) return last_measured_;
+  auto it = measured_.find(key);
+  if (it == measured_.end()) {
+    if (measured_.size() >= 1024) measured_.clear();  // a program sweeping sizes must not grow it forever
+    it = measured_.emplace(key, find_cell(*tuning_, fit_, ranks, bytes)).first;
+  }
+  last_measured_key_ = key;
+  return last_measured_ = it->second;
+}
+
+void TuningState::explain(const Problem& problem, const TuningCell* cell) {
+  if (problem.ranks < 2 || problem.bytes == 0) return;  // nothing moves: nothing to choose
+  if (!explained_.insert({problem.ranks, problem.bytes}).second) return;
+  const auto parameters = [](const Parameters& p) {
+    std::string text;
+    if (p.segment) text += " segment " + std::to_string(p.segment);
+    if (p.fanout) text += " fanout " + std::to_string(p.fanout);
+    if (p.radix) text += " radix " + std::to_string(p.radix);
+    if (p.node_size) text += " node_size " + std::to_string(p.node_size);
+    if (p.leaders != LeaderStage::unset) text += " leaders " + std::string(leader_stage_name(p.leaders));
+    return text;
+  };
+  if (cell) {
+    std::fprintf(stderr, "herald auto: %d ranks, %zu bytes: %s%s, measured %.2f us (native %.2f us) for %d ranks and %zu bytes in the tuning file\n",
+                 problem.ranks, problem.bytes, cell->algorithm.c_str(), parameters(cell->parameters).c_str(),
+                 cell->seconds * 1e6, cell->native_seconds * 1e6, cell->ranks, cell->bytes);
+    return;
+  }
+  const std::vector<Choice> ranked = rank_algorithms(problem, model_);
+  std::string text = "herald auto: " + std::to_string(problem.ranks) + " ranks, " + std::to_string(problem.bytes) +
+                     " bytes: " + std::string(ranked.front().algorithm->name) + parameters(ranked.front().parameters);
+  char figures[160];
+  std::snprintf(figures, sizeof figures, ", predicted %.2f us (alpha %.3g s, beta %.3g s/byte, gap %.3g s%s); then",
+                ranked.front().seconds * 1e6, model_.alpha, model_.beta, model_.port_seconds(),
+                tuning_ ? ", from the tuning file" : "");
+  text += figures;
+  for (std::size_t i = 1; i < ranked.size() && i < 4; ++i) {
+    std::snprintf(figures, sizeof figures, "%s %s %.2f us", i > 1 ? "," : "", std::string(ranked[i].algorithm->name).c_str(),
+                  ranked[i].seconds * 1e6);
+    text += figures;
+  }
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+}  // namespace herald::mpi

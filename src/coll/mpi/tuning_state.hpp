@@ -1,0 +1,47 @@
+// What "auto" decides by: the tuning file fitted to this job (tuning_file.hpp), the cost model made from it
+// and the HERALD_* model settings, and the measured cells looked up so far.
+#pragma once
+
+#include <herald/schedule.hpp>
+#include <herald/simulator.hpp>
+#include <herald/tuning.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+namespace herald::mpi {
+
+class TuningState {
+ public:
+  // Reads HERALD_TUNING_FILE and the cost model's settings; throws Error(invalid_argument) on a malformed
+  // one. CollSettings calls it in its place among the settings.
+  void load();
+
+  const CostModel& cost_model() const noexcept { return model_; }
+  // Ranks per node for communicators shaped like MPI_COMM_WORLD: the tuning file's, when the job spans
+  // nodes (0: one node). The same on every rank, as every rank's schedule must be.
+  int job_node_size() const noexcept { return job_node_size_; }
+  // The measured cell of the tuning file "auto" takes for `ranks` and `bytes`, or nullptr where the file
+  // has none (or there is no file): the cost model decides there.
+  // Remembered per shape: a broadcast's own cost must not grow with the file.
+  const TuningCell* measured(int ranks, std::size_t bytes);
+  // Prints to stderr, once per (ranks, bytes), what "auto" runs and why: the measured cell, or the cost
+  // model's prediction and runners-up (HERALD_VERBOSE: Context::explain()).
+  void explain(const Problem& problem, const TuningCell* cell);
+
+ private:
+  CostModel model_;
+  std::optional<Tuning> tuning_;
+  TuningFit fit_;  // how this job uses tuning_
+  int job_node_size_ = 0;
+  std::unordered_map<std::uint64_t, const TuningCell*> measured_;  // (ranks, bytes) -> cell or nullptr
+  std::uint64_t last_measured_key_ = ~std::uint64_t{0};
+  const TuningCell* last_measured_ = nullptr;
+  std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
+};
+
+}  // namespace herald::mpi
