@@ -23,20 +23,6 @@
 #include <thread>
 
 namespace herald {
-
-// A broadcast in flight. Both calls run under the context's lock; wait() only in single-threaded processes.
-class Request::State {
- public:
-  virtual ~State() = default;
-  virtual bool test() = 0;
-  virtual void wait() = 0;
-  // The program is about to leave herald with this broadcast in flight, perhaps for a blocking MPI call
-  // herald does not see: post every send whose bytes have arrived, window or not, so that this rank never
-  // holds back data a peer may wait for meanwhile (as the MPI's own nonblocking broadcast, progressed inside
-  // any MPI call, would not).
-  virtual void leave() {}
-};
-
 namespace {
 
 using mpi::Buffers;
@@ -665,144 +651,12 @@ Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Op
   return Request(std::move(run));
 }
 
-}  // namespace mpi
-
-Request::Request() noexcept = default;
-Request::Request(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
-Request::Request(Request&&) noexcept = default;
-Request& Request::operator=(Request&& other) noexcept {
-  if (this != &other) {
-    abandon();
-    state_ = std::move(other.state_);
-  }
-  return *this;
-}
-Request::~Request() { abandon(); }
-
-// Waits for an unfinished broadcast (not after MPI_Finalize, when no MPI call is allowed) and drops it.
-void Request::abandon() noexcept {
-  if (!state_) return;
-  if (!mpi::finalized()) {
-    try {
-      wait();
-    } catch (...) {
-    }
-  }
-  const auto lock = mpi::Context::get().lock();
-  state_.reset();
-}
-
-bool Request::test() {
-  if (!state_) return true;
-  const auto lock = mpi::Context::get().lock();
-  bool done = false;
-  try {
-    done = state_->test();
-    if (!done) state_->leave();
-  } catch (...) {
-    state_.reset();
-    throw;
-  }
-  if (done) state_.reset();
-  return done;
-}
-
-void Request::wait() {
-  if (!state_) return;
-  mpi::Context& context = mpi::Context::get();
-  try {
-    if (context.multithreaded()) {
-      // Poll, letting other threads in between: any of them may be the one whose forwarding this needs.
-      for (;;) {
-        {
-          const auto lock = context.lock();
-          if (state_->test()) break;
-          context.forwarders().forward_all();
-        }
-        std::this_thread::yield();
-      }
-    } else {
-      const auto lock = context.lock();
-      state_->wait();
-    }
-  } catch (...) {
-    const auto lock = context.lock();
-    state_.reset();
-    throw;
-  }
-  const auto lock = context.lock();
-  state_.reset();
-}
-
-bool Request::active() const noexcept { return state_ != nullptr; }
-
-// Below MPI_THREAD_MULTIPLE the lock is taken once here for both halves (they take it again, recursively, which
-// costs little).
-namespace {
-
-// Everything but a repeated pass-through; apart, so that the short way saves no registers for it.
-[[gnu::noinline]] void bcast_long_way(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  // Under MPI_THREAD_MULTIPLE each half takes the lock on its own: both let it go while they poll.
-  std::unique_lock<std::recursive_mutex> lock;
-  if (!mpi::Context::get().multithreaded()) lock = mpi::Context::get().lock();
-  mpi::bcast(mpi::reserve(comm), buffer, root, options);
-}
-
-}  // namespace
-
-void bcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  if (buffer.data() != nullptr) {
-    if (const MPI_Comm native = mpi::Context::get().repeat_passthrough(comm, buffer.size(), root, options);
-        native != MPI_COMM_NULL) {
-      const int rc = PMPI_Bcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, native);
-      if (rc != MPI_SUCCESS) mpi::check(rc, "MPI_Bcast");
-      return;
-    }
-  }
-  bcast_long_way(buffer, root, comm, options);
-}
-
-Request ibcast(std::span<std::byte> buffer, int root, MPI_Comm comm, const Options& options) {
-  std::unique_lock<std::recursive_mutex> lock;
-  if (!mpi::Context::get().multithreaded()) lock = mpi::Context::get().lock();  // as bcast_long_way()
-  return mpi::ibcast(mpi::reserve(comm), buffer, root, options);
-}
-
-void attach(MPI_Comm comm) {
-  mpi::Context& context = mpi::Context::get();
-  const auto lock = context.lock();
-  context.state(comm);
-}
-
-NodeLayout node_layout(MPI_Comm comm) {
-  mpi::Context& context = mpi::Context::get();
-  const auto lock = context.lock();
-  return context.state(comm)->layout();
-}
-
-std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t bytes, int root) {
-  mpi::Context& context = mpi::Context::get();
-  const auto lock = context.lock();
-  context.check_settings();
-  std::shared_ptr<mpi::CommState> state = context.state(comm);
-  if (state->size() == 1 || bytes == 0) return resolve_algorithm(options, state->size(), bytes);
+std::string resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options) {
   const Call call = prepare({state, 0}, bytes, root, options);  // the same decision as a call's
   if (call.native) return "native";
   return std::string(state->plan(call.key)->algorithm->name);
 }
 
-std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {
-  mpi::Context& context = mpi::Context::get();
-  const auto lock = context.lock();
-  context.check_settings();
-  bool native = false;
-  if (const AlgorithmInfo* named = context.settings().algorithm(options.algorithm, native))
-    return std::string(named->name);
-  if (native) return "native";
-  if (const TuningCell* cell = context.tuning().measured(ranks, bytes)) return cell->algorithm;
-  const Problem problem{.ranks = ranks, .root = 0, .bytes = bytes,
-                        .parameters = merge(options.parameters, context.settings().parameters())};
-  return std::string(select_algorithm(problem, context.tuning().cost_model()).name);
-}
+}  // namespace mpi
 
 }  // namespace herald
