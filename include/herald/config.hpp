@@ -29,6 +29,10 @@ double parse_seconds(std::string_view text, std::string_view what);
 
 // The value of an environment variable, if set and not empty.
 std::optional<std::string> environment(const char* name);
+// The ranks the launcher started on this rank's node (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's
+// MPI_LOCALNRANKS), or 0 when it does not say. Not a herald setting: the launcher's own word.
+int launcher_ranks_on_node();
+
 // With HERALD_STRICT_SETTINGS=1, throws Error(invalid_argument) naming the first unknown or deprecated
 // HERALD_* variable in the environment (without it, rank 0 warns once instead). Each layer calls it where it
 // reads its settings, so the refusal reaches the caller as that layer's other setting errors do.

@@ -93,6 +93,21 @@ bool launched_as_rank_zero() {
   return true;
 }
 
+}  // namespace
+
+int launcher_ranks_on_node() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+    if (const char* text = std::getenv(name)) {
+      char* end = nullptr;
+      const long n = std::strtol(text, &end, 10);
+      if (end != text && *end == '\0' && n > 0 && n <= std::numeric_limits<int>::max()) return static_cast<int>(n);
+    }
+  }
+  return 0;
+}
+
+namespace {
+
 std::vector<std::string> problems_now() {
   std::vector<std::string> variables;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)

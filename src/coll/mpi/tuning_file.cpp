@@ -14,17 +14,6 @@
 namespace herald {
 namespace {
 
-int launcher_ranks_per_node() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
-    if (const auto text = environment(name)) {
-      char* end = nullptr;
-      const long n = std::strtol(text->c_str(), &end, 10);
-      if (end != text->c_str() && *end == '\0' && n > 0) return static_cast<int>(n);
-    }
-  }
-  return 0;
-}
-
 int world_rank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -59,7 +48,7 @@ TuningLayout this_job_layout() {
     library.pop_back();
   int ranks = 0;
   HERALD_MPI(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
-  return {.mpi_library = library, .ranks = ranks, .ranks_per_node = launcher_ranks_per_node()};
+  return {.mpi_library = library, .ranks = ranks, .ranks_per_node = launcher_ranks_on_node()};
 }
 
 std::optional<mpi::JobTuning> mpi::tuning_from_environment() {
