@@ -48,7 +48,7 @@ struct SettingValue {
 
 // Looks a registered setting up: the environment under its own name, else under its former name, else the
 // program's default (set_program_default). Throws Error(invalid_argument) for a name that is not registered
-// (a read that bypasses the registry).
+// (a read that bypasses the registry), except the test suite's own HERALD_TEST_* variables.
 SettingValue setting_value(std::string_view name);
 
 // A program's own default for a setting, which the environment still overrides: how a program configures

@@ -177,12 +177,17 @@ std::string_view nearest_setting(std::string_view name) {
 }
 
 SettingValue setting_value(std::string_view name) {
-  const Setting* s = &registered(name);
   auto read = [](std::string_view n) -> std::optional<std::string> {
     const char* v = std::getenv(std::string(n).c_str());
     if (v == nullptr || *v == '\0') return std::nullopt;
     return std::string(v);
   };
+  // The test suite's own namespace: its programs read them through herald too, undeclared.
+  if (name.starts_with("HERALD_TEST_")) {
+    auto v = read(name);
+    return {v, v ? SettingSource::environment : SettingSource::unset};
+  }
+  const Setting* s = &registered(name);
   if (auto v = read(s->name)) return {std::move(v), SettingSource::environment};
   if (!s->old_name.empty())
     if (auto v = read(s->old_name)) return {std::move(v), SettingSource::former_name};

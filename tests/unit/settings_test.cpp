@@ -75,6 +75,11 @@ TEST(Settings, ReadsOnlyWhatIsDeclared) {
   EXPECT_THROW(environment("HERALD_UNDECLARED"), Error);
   EXPECT_THROW(set_program_default("HERALD_UNDECLARED", "1"), Error);
   EXPECT_THROW(setting_value("HERALD_RT_LOG"), Error) << "code reads the current name, not the former one";
+  // The test suite's own variables are read undeclared.
+  ::setenv("HERALD_TEST_SETTINGS_PROBE", "7", 1);
+  EXPECT_EQ(environment("HERALD_TEST_SETTINGS_PROBE"), "7");
+  ::unsetenv("HERALD_TEST_SETTINGS_PROBE");
+  EXPECT_EQ(environment("HERALD_TEST_SETTINGS_PROBE"), std::nullopt);
 }
 
 }  // namespace
