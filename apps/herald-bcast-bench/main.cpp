@@ -110,8 +110,9 @@ class MessageBuffer {
 bool outputs_writable(const Settings& s, int rank, MPI_Comm comm) {
   int ok = 1;
   if (rank == 0) {
-    for (const std::string& path : {s.csv, s.json}) {
-      if (path.empty()) continue;
+    for (const std::optional<std::string>& given : {s.csv, s.json}) {
+      if (!given) continue;
+      const std::string& path = *given;
       if (!std::ofstream(path, std::ios::app)) {
         std::cerr << "herald-bcast-bench: cannot write '" << path << "'\n";
         ok = 0;
@@ -291,8 +292,8 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
                 << "longest lead " << longest * 1e6 << " us\n";
     }
     print_summary(std::cout, run);
-    if (!s.csv.empty()) write_csv(s.csv, run);
-    if (!s.json.empty()) write_json(s.json, run);
+    if (s.csv) write_csv(*s.csv, run);
+    if (s.json) write_json(*s.json, run);
   }
   return 0;
 }

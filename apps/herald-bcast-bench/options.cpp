@@ -164,7 +164,7 @@ Parsed parse_command_line(int argc, char** argv, int ranks) {
     s.sizes = sizes_text.empty() ? default_sizes() : parse_size_list(sizes_text);
     if (!segment_text.empty()) {
       s.parameters.segment = parse_bytes(segment_text, "--segment");
-      if (s.parameters.segment == 0) return fail("--segment must be positive");
+      if (*s.parameters.segment == 0) return fail("--segment must be positive");
     }
     if (!leaders_text.empty()) s.parameters.leaders = parse_leader_stage(leaders_text, "--leaders");
   } catch (const Error& e) {

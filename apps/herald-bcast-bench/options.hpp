@@ -31,8 +31,8 @@ struct Settings {
   bool shared_buffer = false;      // one SMPI_SHARED_MALLOC block for every rank, no validation (SMPI only)
   std::optional<double> alpha;     // seconds per message; measured when not given
   std::optional<double> beta;      // seconds per byte; measured when not given
-  std::string csv;
-  std::string json;
+  std::optional<std::string> csv;   // write the results as CSV here
+  std::optional<std::string> json;  // and as JSON here
   std::vector<std::string> command_line;
 };
 

@@ -182,8 +182,8 @@ void write_csv(const std::string& path, const Run& run) {
   const Settings& s = run.settings;
   for (const Measurement& m : run.measurements) {
     file << run.machine.ranks << ',' << s.root << ',' << (s.nonblocking ? "nonblocking" : "blocking") << ','
-         << m.bytes << ',' << m.algorithm << ',' << m.resolved << ',' << m.parameters.segment << ','
-         << m.parameters.fanout << ',' << m.parameters.radix << ',' << m.iterations << ',' << m.samples.size()
+         << m.bytes << ',' << m.algorithm << ',' << m.resolved << ',' << m.parameters.segment.value_or(0) << ','
+         << m.parameters.fanout.value_or(0) << ',' << m.parameters.radix.value_or(0) << ',' << m.iterations << ',' << m.samples.size()
          << ',' << format("%.4f", m.spread.median * 1e6) << ',' << format("%.4f", m.spread.min * 1e6) << ','
          << format("%.4f", m.spread.max * 1e6) << ',' << format("%.4f", m.ratio) << ','
          << to_string(m.verdict, true) << ','
@@ -217,9 +217,9 @@ void write_json(const std::string& path, const Run& run) {
                      {"time_budget_s", s.time_budget},
                      {"repetitions", s.repetitions},
                      {"warmup", s.warmup},
-                     {"segment", s.parameters.segment},
-                     {"fanout", s.parameters.fanout},
-                     {"radix", s.parameters.radix},
+                     {"segment", s.parameters.segment.value_or(0)},
+                     {"fanout", s.parameters.fanout.value_or(0)},
+                     {"radix", s.parameters.radix.value_or(0)},
                      {"leaders", leader_stage_name(s.parameters.leaders)}};
   out["calibration"] = {{"alpha_s", c.alpha},           {"beta_s_per_byte", c.beta},
                         {"gap_s", c.gap},
@@ -231,9 +231,9 @@ void write_json(const std::string& path, const Run& run) {
     ordered_json row = {{"bytes", m.bytes},
                         {"algorithm", m.algorithm},
                         {"resolved", m.resolved},
-                        {"segment", m.parameters.segment},
-                        {"fanout", m.parameters.fanout},
-                        {"radix", m.parameters.radix},
+                        {"segment", m.parameters.segment.value_or(0)},
+                        {"fanout", m.parameters.fanout.value_or(0)},
+                        {"radix", m.parameters.radix.value_or(0)},
                         {"leaders", leader_stage_name(m.parameters.leaders)},
                         {"iterations", m.iterations},
                         {"samples_us", ordered_json::array()},

@@ -33,7 +33,7 @@ int agree(int status, MPI_Comm comm) {
 }
 
 KernelTimes kernel_times(const Options& o, int rank, MPI_Comm comm) {
-  if (!o.kernel_times.empty()) return read_kernel_times(o.kernel_times, o.tile, o.precision);
+  if (o.kernel_times) return read_kernel_times(*o.kernel_times, o.tile, o.precision);
   if (simulated)
     throw herald::Error(herald::Errc::invalid_argument,
                         "a simulated build runs no kernels: give their times with --kernel-times (from --calibrate)");
@@ -82,16 +82,16 @@ int run(int argc, char** argv) {
   const Options& o = parsed.options;
   single_threaded_blas();
 
-  if (!o.calibrate.empty()) {
+  if (o.calibrate) {
     int status = 0;
     if (rank == 0) {
       try {
         const KernelTimes t = measure_kernel_times(o.tile, o.precision);
-        write_kernel_times(t, o.calibrate);
+        write_kernel_times(t, *o.calibrate);
         std::printf("herald-cholesky: kernel times at tile %lld, %s precision (s): potrf %.3g, trsm %.3g, syrk %.3g, "
                     "gemm %.3g -> %s\n",
                     static_cast<long long>(o.tile), to_string(o.precision), t.seconds[0], t.seconds[1], t.seconds[2],
-                    t.seconds[3], o.calibrate.c_str());
+                    t.seconds[3], o.calibrate->c_str());
       } catch (const std::exception& e) {
         std::fprintf(stderr, "herald-cholesky: %s\n", e.what());
         status = 1;

@@ -50,8 +50,9 @@ Parsed parse_options(int argc, char** argv, int processes) {
                  "herald: head (rank 0 schedules and dispatches) or replicated (every rank runs the submission) "
                  "(default HERALD_RUNTIME_CONTROL, else head)")
       ->check(CLI::IsMember({"head", "replicated"}));
-  app.add_option("--threads", o.threads, "herald: kernel threads per worker (default: the runtime's, "
-                                         "HERALD_RUNTIME_THREADS, else 1)");
+  app.add_option("--threads", o.threads, "herald: kernel threads per worker, 0 or more (default: the runtime's, "
+                                         "HERALD_RUNTIME_THREADS, else 1)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-check", o.check, "skip the residual check");
   app.add_flag("--csv", o.csv, "print a CSV header and row instead of the text line");
   app.add_option("--seed", o.seed, "seed of the generated matrix");
@@ -81,9 +82,9 @@ Parsed parse_options(int argc, char** argv, int processes) {
   if (o.tile <= 0) return fail("--tile must be a positive tile size, not " + std::to_string(o.tile));
   const std::int64_t tiles = (o.n + o.tile - 1) / o.tile;
   if (tiles > 4096) return fail("--n / --tile gives " + std::to_string(tiles) + " tiles per side; at most 4096");
-  if (!o.strategy.empty()) {
+  if (o.strategy) {
     try {
-      (void)runtime::broadcast_strategy_from_string(o.strategy);
+      (void)runtime::broadcast_strategy_from_string(*o.strategy);
     } catch (const herald::Error& e) {
       return fail(std::string("--strategy: ") + e.what());
     }
@@ -107,7 +108,7 @@ Parsed parse_options(int argc, char** argv, int processes) {
                   (o.solver == Solver::herald && processes > 1 ? ", one of them herald's head" : "") + ")");
     o.grid = g;
   }
-  if (o.solver == Solver::scalapack && !o.strategy.empty())
+  if (o.solver == Solver::scalapack && o.strategy)
     return fail("--strategy is the task runtime's; ScaLAPACK has none");
   return parsed;
 }

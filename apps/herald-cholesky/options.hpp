@@ -24,15 +24,15 @@ struct Options {
   Solver solver = Solver::herald;
   Mapping mapping = Mapping::heft;
   std::optional<Grid> grid;  // unset: the squarest grid of the processes that compute
-  std::string strategy;      // the runtime's broadcast strategy; empty: HERALD_RUNTIME_BCAST, else nobcast
+  std::optional<std::string> strategy;  // the runtime's broadcast strategy; unset: HERALD_RUNTIME_BCAST, else nobcast
   bool replicated = false;   // the runtime's control: --control, else HERALD_RUNTIME_CONTROL, else head
-  int threads = -1;          // kernel threads per worker; negative: the runtime's default
+  std::optional<int> threads;  // kernel threads per worker; unset: the runtime's default
   bool check = true;         // compute the scaled residual and fail the run above the threshold
   bool csv = false;
   std::uint64_t seed = 1;
   std::optional<double> diagonal;  // added to the generated matrix's diagonal; unset: N
-  std::string kernel_times;  // SimGrid SMPI: the kernels' measured times (JSON from --calibrate)
-  std::string calibrate;     // measure every kernel at this tile size, write the JSON here, and exit
+  std::optional<std::string> kernel_times;  // SimGrid SMPI: the kernels' measured times (JSON from --calibrate)
+  std::optional<std::string> calibrate;     // measure every kernel at this tile size, write the JSON here, and exit
 };
 
 // What the command line asked for, or why it cannot run. `processes` is the job's size: the grid must

@@ -114,7 +114,7 @@ Result run(const Options& o, const KernelTimes& times, MPI_Comm comm) {
   ro.threads = o.threads;
   ro.scheduler = o.mapping == Mapping::cyclic ? rt::Scheduler::mapped : rt::Scheduler::heft;
   ro.control = o.replicated ? rt::Control::replicated : rt::Control::head;
-  if (!o.strategy.empty()) ro.broadcast = rt::broadcast_strategy_from_string(o.strategy);
+  if (o.strategy) ro.broadcast = rt::broadcast_strategy_from_string(*o.strategy);
   rt::Runtime runtime(comm, ro);
   register_kernels<T>(runtime, layout, gen, times);
   const Grid grid = o.grid.value_or(squarest_grid(computing_processes(Solver::herald, runtime.size(), o.replicated)));

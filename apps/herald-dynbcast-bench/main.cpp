@@ -234,9 +234,12 @@ int run(int argc, char** argv) {
     // The same fallbacks as the endpoint's: HERALD_DYN_ALGORITHM, HERALD_SEGMENT_SIZE.
     if (algorithm.empty()) algorithm = herald::environment("HERALD_DYN_ALGORITHM").value_or("");
     if (algorithm == "auto") algorithm.clear();
-    s.send_options.algorithm = algorithm;
-    s.send_options.segment = segment_text.empty() ? herald::parameters_from_environment().segment
-                                                  : herald::parse_bytes(segment_text, "--segment");
+    s.send_options.algorithm = algorithm.empty() ? "auto" : algorithm;
+    s.send_options.segment = herald::parameters_from_environment().segment;
+    if (!segment_text.empty()) {
+      s.send_options.segment = herald::parse_bytes(segment_text, "--segment");
+      if (*s.send_options.segment == 0) throw herald::Error(herald::Errc::invalid_argument, "--segment must be positive");
+    }
     if (!algorithm.empty()) herald::find_algorithm(algorithm);  // refuse an unknown name before any broadcast
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
@@ -354,7 +357,7 @@ int run(int argc, char** argv) {
         const herald::Problem q = herald::with_defaults(
             herald::find_algorithm(algorithm),
             {.ranks = p.k + 1, .root = 0, .bytes = p.bytes, .parameters = {.segment = s.send_options.segment}});
-        shape = {algorithm, q.parameters.segment, 0};
+        shape = {algorithm, q.parameters.segment.value_or(0), 0};
       }
       const std::string shape_text =
           shape.algorithm + (shape.segment ? " / " + format_size(shape.segment) + " segments" : "");

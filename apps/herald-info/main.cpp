@@ -101,8 +101,8 @@ std::optional<std::string> model_value(std::string_view name, const herald::Cost
   if (name == "HERALD_BETA") return number(model.beta);
   if (name == "HERALD_GAP") return number(model.port_seconds());
   // A job across nodes prices its hops within a node with the file's (or preset's) model of the node.
-  if (name == "HERALD_NODE_ALPHA") return number(model.node_alpha < 0 ? model.alpha : model.node_alpha);
-  if (name == "HERALD_NODE_BETA") return number(model.node_beta < 0 ? model.beta : model.node_beta);
+  if (name == "HERALD_NODE_ALPHA") return number(model.node_alpha.value_or(model.alpha));
+  if (name == "HERALD_NODE_BETA") return number(model.node_beta.value_or(model.beta));
   if (name == "HERALD_NETWORK") return std::string(model.network == herald::Network::fair_sharing ? "fair" : "ports");
   if (name == "HERALD_OVERHEAD") return number(model.overhead);
   if (name == "HERALD_EAGER_BYTES") return std::to_string(model.eager_bytes);

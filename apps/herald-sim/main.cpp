@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
                  "the stage among node leaders of node_pipeline and node_shared: " + herald::leader_stage_names() +
                      " (default chain; auto prices every one)");
   app.add_option("--alpha", model.alpha, "seconds per message")->capture_default_str();
-  app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (negative: alpha)")
-      ->capture_default_str();
+  app.add_option("--gap", model.gap, "seconds a message holds its ports besides its bytes (default: --alpha)");
   app.add_option("--beta", model.beta, "seconds per byte")->capture_default_str();
   std::string network = "ports", eager_text = "0";
   herald::SendWindow window;
@@ -77,10 +76,8 @@ int main(int argc, char** argv) {
       ->check(herald::cli::positive)
       ->capture_default_str();
   app.add_option("--node-alpha", model.node_alpha,
-                 "seconds per message within a node, for auto's price of the node-aware algorithms (negative: --alpha)")
-      ->capture_default_str();
-  app.add_option("--node-beta", model.node_beta, "seconds per byte within a node (negative: --beta)")
-      ->capture_default_str();
+                 "seconds per message within a node, for auto's price of the node-aware algorithms (default: --alpha)");
+  app.add_option("--node-beta", model.node_beta, "seconds per byte within a node (default: --beta)");
   std::string preset;
   app.add_option("--preset", preset,
                  "a built-in model of a typical machine (" + herald::cost_preset_names() +
@@ -112,10 +109,10 @@ int main(int argc, char** argv) {
         {"ranks", q.ranks},
         {"root", q.root},
         {"bytes", q.bytes},
-        {"segment", q.parameters.segment},
-        {"fanout", q.parameters.fanout},
-        {"radix", q.parameters.radix},
-        {"node_size", q.parameters.node_size},
+        {"segment", q.parameters.segment.value_or(0)},
+        {"fanout", q.parameters.fanout.value_or(0)},
+        {"radix", q.parameters.radix.value_or(0)},
+        {"node_size", q.parameters.node_size.value_or(0)},
         {"leaders", herald::leader_stage_name(q.parameters.leaders)},
         {"delivered", sim.delivered ? "yes" : "no"},
         {"messages", sim.messages},

@@ -61,7 +61,7 @@ struct RuntimeFlags {
   std::optional<Control> control;
   std::optional<BroadcastStrategy> strategy;
   std::optional<bool> sync;
-  int threads = -1;    // the runtime's default
+  std::optional<int> threads;  // unset: the runtime's default
   bool mpi = false;    // -system mpi: the plain MPI baseline instead of the runtime
 };
 
@@ -132,7 +132,7 @@ int run(int argc, char** argv) {
                                 .scheduler = tb::scheduler_for(flags.scheduler, flags.control),
                                 .broadcast = flags.strategy,
                                 .broadcast_sync = flags.sync});
-    if (rank == 0 && flags.threads < 0 && !herald::environment("HERALD_RUNTIME_THREADS") && rt.threads() == 0 &&
+    if (rank == 0 && !flags.threads && !herald::environment("HERALD_RUNTIME_THREADS") && rt.threads() == 0 &&
         Runtime::default_threads() == 0)
       std::fprintf(stderr, "herald-task-bench: this process is bound to one core, so kernels run on the runtime's "
                            "polling thread (-threads 1 gives them a thread of their own)\n");

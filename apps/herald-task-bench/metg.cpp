@@ -57,7 +57,7 @@ struct Flags {
   double spread = 0.1;
   int max_reps = 15;
   std::string csv;
-  int threads = -1;
+  std::optional<int> threads;  // unset: the runtime's default
   std::optional<Scheduler> scheduler;
   std::vector<Control> controls{Control::head, Control::replicated};  // the runtime's, each a system
 };

@@ -78,13 +78,13 @@ std::vector<int> node_leaders() {
 
 // The candidates of one cell: native first, every algorithm at its defaults, and each segmented one at
 // segment sizes 16 KiB, 64 KiB, ... below the message size. The hierarchical one runs with the job's ranks
-// per node, only where the cell's ranks span several nodes (`node_size` > 0).
-std::vector<Contender> candidates(std::size_t bytes, int node_size) {
+// per node, only where the cell's ranks span several nodes (`node_size` set).
+std::vector<Contender> candidates(std::size_t bytes, std::optional<int> node_size) {
   std::vector<Contender> list;
   list.emplace_back("native", Parameters{}, false);
   for (const AlgorithmInfo& a : algorithms()) {
-    if (a.reads_node_size && node_size == 0) continue;
-    const Parameters base{.node_size = a.reads_node_size ? node_size : 0};
+    if (a.reads_node_size && !node_size) continue;
+    const Parameters base{.node_size = a.reads_node_size ? node_size : std::nullopt};
     list.emplace_back(std::string(a.name), base, false);
     if (!a.reads_segment) continue;
     for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4) {
@@ -120,7 +120,7 @@ void check(const Contender& c, std::span<std::byte> buffer, MPI_Comm comm) {
 }
 
 // One cell of the grid, measured on `comm` (its first `ranks` world ranks).
-TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, int node_size, const Settings& s) {
+TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, std::optional<int> node_size, const Settings& s) {
   std::vector<std::byte> buffer(bytes);
   std::vector<Contender> list = candidates(bytes, node_size);
   for (const Contender& c : list) check(c, buffer, comm);
@@ -222,10 +222,10 @@ int run(int argc, char** argv) {
     std::printf("herald-tune: %s, %d ranks, %d per node\n", tuning.layout.mpi_library.c_str(), size,
                 tuning.layout.ranks_per_node);
     std::printf("intra-node: alpha %.3g s, beta %.3g s/byte, gap %.3g s\n", tuning.intra_node.alpha,
-                tuning.intra_node.beta, tuning.intra_node.gap);
+                tuning.intra_node.beta, tuning.intra_node.port_seconds());
     if (tuning.inter_node)
       std::printf("inter-node: alpha %.3g s, beta %.3g s/byte, gap %.3g s\n", tuning.inter_node->alpha,
-                  tuning.inter_node->beta, tuning.inter_node->gap);
+                  tuning.inter_node->beta, tuning.inter_node->port_seconds());
   }
 
   if (s.exhaustive) {
@@ -237,11 +237,12 @@ int run(int argc, char** argv) {
       for (std::size_t bytes = 1; bytes <= s.max_bytes; bytes *= 2) {
         if (comm != MPI_COMM_NULL) {
           // herald applies the launcher's ranks per node to communicators shaped like MPI_COMM_WORLD only.
-          const int node_size = p == size && tuning.layout.ranks_per_node < size ? tuning.layout.ranks_per_node : 0;
+          const std::optional<int> node_size =
+              p == size && tuning.layout.ranks_per_node < size ? std::optional(tuning.layout.ranks_per_node) : std::nullopt;
           TuningCell cell = measure_cell(comm, p, bytes, node_size, s);
           if (me == 0) {
             std::string name = cell.algorithm;
-            if (cell.parameters.segment) name += " / " + std::to_string(cell.parameters.segment) + " B segments";
+            if (cell.parameters.segment) name += " / " + std::to_string(*cell.parameters.segment) + " B segments";
             std::printf("| %d | %zu | %s | %.2f | %.2f | %.2f |\n", p, bytes, name.c_str(), cell.seconds * 1e6,
                         cell.native_seconds * 1e6, cell.native_seconds / std::max(cell.seconds, 1e-12));
             std::fflush(stdout);

@@ -49,10 +49,11 @@ const AlgorithmInfo& find_algorithm(std::string_view name);
 // Comma-separated list of all names, for error messages and --help.
 std::string algorithm_names();
 
-// Every leader stage (LeaderStage but unset), in the order "auto" tries them.
+// Every leader stage, in the order "auto" tries them.
 std::span<const LeaderStage> leader_stages() noexcept;
-// Its name, the table algorithm it runs ("" for unset).
+// Its name, the table algorithm it runs ("" for a value that is not a stage, or unset).
 std::string_view leader_stage_name(LeaderStage stage) noexcept;
+std::string_view leader_stage_name(std::optional<LeaderStage> stage) noexcept;
 // Comma-separated list of their names, for error messages and --help.
 std::string leader_stage_names();
 // What the problem's stage among the leaders of its nodes (more than one) takes under the model: simulated

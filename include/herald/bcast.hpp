@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,10 +31,10 @@ namespace herald {
 
 struct Options {
   // A name from the algorithm table, "native" (the installed MPI_Bcast) or "auto" (chosen by the cost
-  // model). Empty: HERALD_ALGORITHM, else "auto".
-  std::string_view algorithm;
-  // Zero (unset) fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX /
-  // HERALD_LEADER_STAGE, then to the algorithm's defaults.
+  // model). Unset: HERALD_ALGORITHM, else "auto".
+  std::optional<std::string_view> algorithm{};
+  // Unset fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX /
+  // HERALD_LEADER_STAGE / HERALD_RANKS_PER_NODE, then to the algorithm's defaults.
   Parameters parameters{};
 };
 

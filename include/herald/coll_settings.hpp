@@ -9,7 +9,7 @@
 namespace herald {
 
 // HERALD_SEGMENT_SIZE, HERALD_CHAIN_FANOUT, HERALD_KNOMIAL_RADIX, HERALD_LEADER_STAGE and
-// HERALD_RANKS_PER_NODE; unset ones stay zero ("default"). A malformed value throws Error(invalid_argument)
+// HERALD_RANKS_PER_NODE; unset ones stay unset. A malformed value throws Error(invalid_argument)
 // naming the variable.
 Parameters parameters_from_environment();
 
@@ -17,7 +17,7 @@ Parameters parameters_from_environment();
 // per-rank one). Throws Error(invalid_argument) naming the variable on a bad value.
 SendWindow send_window_from_environment();
 
-// Fills each zero field of `call` from `fallback`.
+// Fills each unset field of `call` from `fallback`.
 Parameters merge(Parameters call, const Parameters& fallback);
 
 }  // namespace herald

@@ -14,7 +14,7 @@ extern "C" {
 /* Broadcasts with the algorithm named by HERALD_ALGORITHM, or "auto". Derived datatypes are packed. */
 int herald_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 
-/* Same, with the algorithm named ("binomial", "scatter_ring_tuned", "native", "auto", ...). */
+/* Same, with the algorithm named ("binomial", "scatter_ring_tuned", "native", "auto", ...); NULL: as herald_bcast. */
 int herald_bcast_algorithm(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            const char* algorithm);
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,16 +25,19 @@ struct ByteRange {
 };
 
 // The pipelined broadcast a node-aware algorithm runs among its nodes' leaders (one rank a node): one of
-// the table's algorithms of that name. unset: the algorithm's default (chain).
-enum class LeaderStage : std::uint8_t { unset, chain, binary, split_binary, two_tree, scatter_ring_tuned, binomial };
+// the table's algorithms of that name.
+enum class LeaderStage : std::uint8_t { chain = 1, binary, split_binary, two_tree, scatter_ring_tuned, binomial };
 
-// Tunables shared by the algorithms; zero (unset) means "the algorithm's documented default".
+// Tunables shared by the algorithms. Unset (std::nullopt) means "the algorithm's documented default" (or,
+// for a call's own parameters, the HERALD_* variable, then that default); a set value must be valid
+// (positive, radix at least 2). Once an algorithm's parameters are resolved, exactly the fields it reads
+// are set.
 struct Parameters {
-  std::size_t segment = 0;  // bytes per pipelined segment
-  int fanout = 0;           // chains leaving the root (chain)
-  int radix = 0;            // children per level (knomial)
-  int node_size = 0;        // ranks per node, in blocks of consecutive ranks: overrides the layout; 0: unset
-  LeaderStage leaders = LeaderStage::unset;  // the stage among node leaders (node-aware algorithms)
+  std::optional<std::size_t> segment{};   // bytes per pipelined segment
+  std::optional<int> fanout{};            // chains leaving the root (chain)
+  std::optional<int> radix{};             // children per level (knomial)
+  std::optional<int> node_size{};         // ranks per node, in blocks of consecutive ranks: overrides the layout
+  std::optional<LeaderStage> leaders{};   // the stage among node leaders (node-aware algorithms)
   friend bool operator==(const Parameters&, const Parameters&) = default;
 };
 
@@ -104,9 +108,9 @@ struct Schedule {
   std::vector<Program> programs;
 };
 
-// Splits `bytes` into segments of `segment` bytes (0 = one segment); the last may be shorter.
+// Splits `bytes` into segments of `segment` bytes (unset or 0: one segment); the last may be shorter.
 // Zero bytes give no segment.
-std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment);
+std::vector<ByteRange> segments(std::size_t bytes, std::optional<std::size_t> segment);
 
 // A pipeline: the message is cut into more than one segment. Its sends are synchronous (MPI_Issend), so
 // that they complete only once their bytes have arrived: under an eager protocol a rank would otherwise

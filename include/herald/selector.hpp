@@ -43,12 +43,12 @@ class LinkLoads {
   double moved(const AlgorithmInfo& algorithm, const Problem& problem);
 
  private:
-  using Key = std::tuple<const AlgorithmInfo*, int, int>;  // algorithm, root, parameters.node_size
+  using Key = std::tuple<const AlgorithmInfo*, int, std::optional<int>>;  // algorithm, root, parameters.node_size
   std::map<Key, double> known_, moved_;
 };
 
 // Prices every algorithm of the table in closed form (AlgorithmInfo::cost) with the parameters given, and
-// each segmented one whose segment the caller left at zero at every candidate segment size too (powers of
+// each segmented one whose segment the caller left unset at every candidate segment size too (powers of
 // two from 16 KiB to 16 MiB below the message size, and its default), and each node-aware one whose leader
 // stage the caller left unset at every stage (leader_stages()) where the ranks span nodes; returns the cheapest, ties to the
 // algorithm that moves fewer bytes (bytes_moved()), then to the earlier table entry. Where the ranks span

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace herald {
@@ -27,24 +28,25 @@ enum class Network : std::uint8_t {
 struct CostModel {
   double alpha = 1.0e-6;  // seconds per message
   double beta = 1.0e-10;  // seconds per byte
-  double gap = -1.0;      // ports: seconds a message holds its ports besides its bytes; negative: alpha
+  std::optional<double> gap{};  // ports: seconds a message holds its ports besides its bytes; unset: alpha
   Network network = Network::ports;
   double overhead = 0;          // fair_sharing: seconds of a rank's time per send posted, per receive completed
   std::size_t eager_bytes = 0;  // fair_sharing: largest send that completes when posted
-  // Between two ranks of one node, where the figures above describe the network between nodes; negative:
-  // the same. Only the hierarchical algorithm tells the two apart.
-  double node_alpha = -1.0;
-  double node_beta = -1.0;
+  // Between two ranks of one node, where the figures above describe the network between nodes; unset: the
+  // same. Only the node-aware algorithms tell the two apart.
+  std::optional<double> node_alpha{};
+  std::optional<double> node_beta{};
 
-  double port_seconds() const noexcept { return gap < 0 ? alpha : gap; }
+  double port_seconds() const noexcept { return gap.value_or(alpha); }
   // The model of messages within a node (Hockney's, with its own alpha and beta, when they are given).
   CostModel within_node() const noexcept {
-    if (node_alpha < 0 && node_beta < 0) return *this;
+    if (!node_alpha && !node_beta) return *this;
     CostModel m = *this;
-    if (node_alpha >= 0) m.alpha = node_alpha;
-    if (node_beta >= 0) m.beta = node_beta;
-    m.gap = -1.0;
-    m.node_alpha = m.node_beta = -1.0;
+    m.alpha = node_alpha.value_or(alpha);
+    m.beta = node_beta.value_or(beta);
+    m.gap.reset();
+    m.node_alpha.reset();
+    m.node_beta.reset();
     return m;
   }
 };

@@ -26,7 +26,7 @@ Parameters parameters_from_environment() {
   if (auto v = environment("HERALD_LEADER_STAGE")) p.leaders = parse_leader_stage(*v, "HERALD_LEADER_STAGE");
   if (auto v = environment("HERALD_RANKS_PER_NODE")) {
     p.node_size = small_count(*v, "HERALD_RANKS_PER_NODE");
-    if (p.node_size < 1) throw Error(Errc::invalid_argument, "HERALD_RANKS_PER_NODE '" + *v + "' must be at least 1");
+    if (*p.node_size < 1) throw Error(Errc::invalid_argument, "HERALD_RANKS_PER_NODE '" + *v + "' must be at least 1");
   }
   return p;
 }
@@ -47,11 +47,11 @@ SendWindow send_window_from_environment() {
 }
 
 Parameters merge(Parameters call, const Parameters& fallback) {
-  if (call.segment == 0) call.segment = fallback.segment;
-  if (call.fanout == 0) call.fanout = fallback.fanout;
-  if (call.radix == 0) call.radix = fallback.radix;
-  if (call.node_size == 0) call.node_size = fallback.node_size;
-  if (call.leaders == LeaderStage::unset) call.leaders = fallback.leaders;
+  if (!call.segment) call.segment = fallback.segment;
+  if (!call.fanout) call.fanout = fallback.fanout;
+  if (!call.radix) call.radix = fallback.radix;
+  if (!call.node_size) call.node_size = fallback.node_size;
+  if (!call.leaders) call.leaders = fallback.leaders;
   return call;
 }
 

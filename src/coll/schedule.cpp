@@ -4,17 +4,16 @@
 
 namespace herald {
 
-bool paced(const Problem& p) { return p.parameters.segment > 0 && p.bytes > p.parameters.segment; }
+bool paced(const Problem& p) { return p.parameters.segment && p.bytes > *p.parameters.segment; }
 
 NodeLayout nodes_of(const Problem& p) {
-  if (p.parameters.node_size > 0) return NodeLayout::blocks(p.ranks, p.parameters.node_size);
+  if (p.parameters.node_size) return NodeLayout::blocks(p.ranks, *p.parameters.node_size);
   if (p.layout.known() && p.layout.ranks() == p.ranks) return p.layout;
   return NodeLayout::blocks(p.ranks, p.ranks);
 }
 
 NodeCounts node_counts(const Problem& p) {
-  if (p.parameters.node_size > 0)
-    return {(p.ranks + p.parameters.node_size - 1) / p.parameters.node_size, std::min(p.ranks, p.parameters.node_size)};
+  if (const auto size = p.parameters.node_size) return {(p.ranks + *size - 1) / *size, std::min(p.ranks, *size)};
   if (p.layout.known() && p.layout.ranks() == p.ranks) return {p.layout.nodes(), p.layout.largest_node()};
   return {1, p.ranks};
 }
@@ -29,16 +28,16 @@ SendQueues send_queues(const NodeLayout& nodes, int rank, const Program& program
   return q;
 }
 
-std::vector<ByteRange> segments(std::size_t bytes, std::size_t segment) {
+std::vector<ByteRange> segments(std::size_t bytes, std::optional<std::size_t> segment) {
   std::vector<ByteRange> out;
   if (bytes == 0) return out;
-  if (segment == 0 || segment >= bytes) {
+  if (!segment || *segment == 0 || *segment >= bytes) {
     out.push_back({0, bytes});
     return out;
   }
-  out.reserve((bytes + segment - 1) / segment);
-  for (std::size_t offset = 0; offset < bytes; offset += segment)
-    out.push_back({offset, std::min(segment, bytes - offset)});
+  const std::size_t s = *segment;
+  out.reserve((bytes + s - 1) / s);
+  for (std::size_t offset = 0; offset < bytes; offset += s) out.push_back({offset, std::min(s, bytes - offset)});
   return out;
 }
 

@@ -30,7 +30,7 @@ double link_load(const AlgorithmInfo& a, const Problem& problem) {
   // A few segments of a few bytes per rank: the structure of a large broadcast, built quickly.
   Problem small = problem;
   small.bytes = 64 * static_cast<std::size_t>(P);
-  small.parameters.segment = a.reads_segment ? small.bytes / 8 : 0;
+  small.parameters.segment = a.reads_segment ? std::optional(small.bytes / 8) : std::nullopt;
   const auto N = static_cast<std::size_t>(nodes.nodes());
   std::vector<std::size_t> node_in(N, 0), node_out(N, 0), rank_in(N, 0), rank_out(N, 0);
   for (int r = 0; r < P; ++r) {
@@ -56,7 +56,7 @@ double bytes_moved(const AlgorithmInfo& a, const Problem& problem) {
   if (P > 2048 || P < 2) return P - 1;
   Problem small = problem;
   small.bytes = 64 * static_cast<std::size_t>(P);
-  small.parameters.segment = a.reads_segment ? small.bytes / 8 : 0;
+  small.parameters.segment = a.reads_segment ? std::optional(small.bytes / 8) : std::nullopt;
   std::size_t received = 0;
   for (int r = 0; r < P; ++r)
     for (const Step& step : make_program(a, small, r))
@@ -82,7 +82,8 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
   std::vector<Choice> ranked;
   // The stage among node leaders, priced once for every node-aware algorithm that runs it: its link load is
   // 1 (link_load()), so each prices it under the same model.
-  std::map<std::tuple<LeaderStage, std::size_t, int>, double> stage_seconds;
+  std::map<std::tuple<std::optional<LeaderStage>, std::optional<std::size_t>, std::optional<int>>, double>
+      stage_seconds;
   for (const AlgorithmInfo& a : algorithms()) {
     const Problem given = with_defaults(a, problem);
     // Nothing moves: every algorithm is free.
@@ -101,16 +102,16 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
       return known->second + a.within_cost(candidate, shared);
     };
     Choice best{&a, given.parameters, price(given)};
-    const bool pick_stage = a.reads_leaders && problem.parameters.leaders == LeaderStage::unset && spans_nodes;
-    const std::span<const LeaderStage> stages = pick_stage ? leader_stages() : std::span(&given.parameters.leaders, 1);
-    for (LeaderStage stage : stages) {
+    std::vector<std::optional<LeaderStage>> stages{given.parameters.leaders};
+    if (a.reads_leaders && !problem.parameters.leaders && spans_nodes) stages.assign(leader_stages().begin(), leader_stages().end());
+    for (const std::optional<LeaderStage> stage : stages) {
       Problem candidate = given;
       candidate.parameters.leaders = stage;
       if (stage != given.parameters.leaders) {
         const double seconds = price(candidate);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
       }
-      if (!a.reads_segment || problem.parameters.segment != 0 || a.defaults.segment == 0) continue;
+      if (!a.reads_segment || problem.parameters.segment || !a.defaults.segment) continue;
       for (std::size_t segment = smallest_candidate; segment <= largest_candidate && segment < problem.bytes;
            segment *= 2) {
         candidate.parameters.segment = segment;

@@ -14,6 +14,12 @@ namespace {
 
 using nlohmann::json;
 
+// A file's parameter: 0 there means unset (the algorithm's default).
+template <typename T = std::size_t>
+std::optional<T> set_if_positive(std::size_t value) {
+  return value > 0 ? std::optional(static_cast<T>(value)) : std::nullopt;
+}
+
 // Reads one file; every failure names the file and the field.
 class Reader {
  public:
@@ -61,7 +67,7 @@ class Reader {
   CostModel model(const json& v, const std::string& where) const {
     return {.alpha = seconds(v, "alpha", where, true),
             .beta = seconds(v, "beta", where, true),
-            .gap = seconds(v, "gap", where, false)};
+            .gap = seconds(v, "gap", where, false)};  // written as port_seconds(): always there
   }
 
  private:
@@ -101,10 +107,10 @@ Tuning parse_tuning(std::string_view text, std::string_view source) {
     TuningCell cell{.ranks = r.positive_int(c, "ranks", where),
                     .bytes = r.count(c, "bytes", where),
                     .algorithm = r.text(c, "algorithm", where),
-                    .parameters = {.segment = r.count(c, "segment", where),
-                                   .fanout = static_cast<int>(r.count(c, "fanout", where)),
-                                   .radix = static_cast<int>(r.count(c, "radix", where)),
-                                   .node_size = static_cast<int>(r.count(c, "node_size", where))},
+                    .parameters = {.segment = set_if_positive(r.count(c, "segment", where)),
+                                   .fanout = set_if_positive<int>(r.count(c, "fanout", where)),
+                                   .radix = set_if_positive<int>(r.count(c, "radix", where)),
+                                   .node_size = set_if_positive<int>(r.count(c, "node_size", where))},
                     .seconds = r.seconds(c, "seconds", where, false),
                     .native_seconds = r.seconds(c, "native_seconds", where, false)};
     if (c.contains("leaders")) {  // node-aware algorithms only; older files have none
@@ -138,13 +144,13 @@ std::string tuning_json(const Tuning& t) {
     json cell = {{"ranks", c.ranks},
                  {"bytes", c.bytes},
                  {"algorithm", c.algorithm},
-                 {"segment", c.parameters.segment},
-                 {"fanout", c.parameters.fanout},
-                 {"radix", c.parameters.radix},
-                 {"node_size", c.parameters.node_size},
+                 {"segment", c.parameters.segment.value_or(0)},
+                 {"fanout", c.parameters.fanout.value_or(0)},
+                 {"radix", c.parameters.radix.value_or(0)},
+                 {"node_size", c.parameters.node_size.value_or(0)},
                  {"seconds", c.seconds},
                  {"native_seconds", c.native_seconds}};
-    if (c.parameters.leaders != LeaderStage::unset) cell["leaders"] = leader_stage_name(c.parameters.leaders);
+    if (c.parameters.leaders) cell["leaders"] = leader_stage_name(*c.parameters.leaders);
     cells.push_back(std::move(cell));
   }
   const json doc = {
@@ -228,7 +234,7 @@ TuningFit fit_tuning(const Tuning& t, const TuningLayout& job) {
     // count is just its job's size) and this job fills whole nodes of that many.
     const bool laid_as_file = t.inter_node && per_node > 0 && job.ranks % per_node == 0;
     fit.node_cells = laid_as_file;
-    fit.node_size = laid_as_file ? per_node : 0;
+    if (laid_as_file) fit.node_size = per_node;
     if (!t.inter_node)
       fit.unused.push_back("it was measured on one node and has no model of the network, which this job across "
                            "nodes prices with herald's defaults (HERALD_PRESET, HERALD_ALPHA, HERALD_BETA set them)");

@@ -29,7 +29,9 @@ constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
 }  // namespace
 
 Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
-  if (options_.max_piece == 0 || options_.max_piece > max_message_bytes) options_.max_piece = max_message_bytes;
+  if (options_.max_piece == 0 || options_.max_piece > max_message_bytes)
+    throw Error(Errc::invalid_argument, "a largest message of " + std::to_string(options_.max_piece) +
+                                            " bytes; it must be in 1.." + std::to_string(max_message_bytes));
   if (options_.max_in_flight < 1) options_.max_in_flight = 1;
   options_.max_inline = std::min(options_.max_inline, options_.max_piece);
   if (options_.slot_bytes < min_slot_bytes || options_.slot_bytes > max_message_bytes)

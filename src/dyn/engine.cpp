@@ -43,7 +43,12 @@ bool progress_thread_wanted(const Options& options) {
 
 // Options::max_piece, else HERALD_MAX_MESSAGE_BYTES (as for the broadcast), else INT_MAX.
 std::size_t max_piece(const Options& options) {
-  if (options.max_piece) return options.max_piece;
+  if (options.max_piece) {
+    if (*options.max_piece < 1 || *options.max_piece > max_message_bytes)
+      throw Error(Errc::invalid_argument, "a largest message of " + std::to_string(*options.max_piece) +
+                                              " bytes; it must be in 1.." + std::to_string(max_message_bytes));
+    return *options.max_piece;
+  }
   const auto text = environment("HERALD_MAX_MESSAGE_BYTES");
   if (!text) return max_message_bytes;
   const std::size_t value = parse_bytes(*text, "HERALD_MAX_MESSAGE_BYTES");
@@ -55,7 +60,7 @@ std::size_t max_piece(const Options& options) {
 
 // Options::frame_slot, else HERALD_DYN_FRAME_SLOT, else 16 KiB.
 std::size_t frame_slot(const Options& options) {
-  if (options.frame_slot) return options.frame_slot;
+  if (options.frame_slot) return *options.frame_slot;
   const auto text = environment("HERALD_DYN_FRAME_SLOT");
   return text ? parse_bytes(*text, "HERALD_DYN_FRAME_SLOT") : Channel::Options{}.slot_bytes;
 }
@@ -92,7 +97,7 @@ Engine::Engine(MPI_Comm comm, const Options& options)
     : threaded((require_known_settings(), progress_thread_wanted(options))),  // checked before the duplicate
       options_(options),
       cost_model_(options.cost_model ? *options.cost_model : cost_model_from_environment()),
-      default_algorithm_(environment("HERALD_DYN_ALGORITHM").value_or("")),
+      default_algorithm_(environment("HERALD_DYN_ALGORITHM")),
       default_segment_(parameters_from_environment().segment),
       channel_((comm == MPI_COMM_NULL ? throw Error(Errc::invalid_comm, "dynamic broadcast on MPI_COMM_NULL") : comm),
                {.max_piece = max_piece(options),
@@ -102,8 +107,8 @@ Engine::Engine(MPI_Comm comm, const Options& options)
                 .window = window(options)}),
       states_(state_pool),
       incoming_(incoming_pool) {
-  if (default_algorithm_ == "auto") default_algorithm_.clear();
-  if (!default_algorithm_.empty()) tree_for(2, default_algorithm_);  // an unknown name fails here, early
+  if (default_algorithm_ == "auto") default_algorithm_.reset();
+  if (default_algorithm_) tree_for(2, *default_algorithm_);  // an unknown name fails here, early
   rank = channel_.rank();
   size = channel_.size();
   forwarding = forwarding_of(channel_.comm(), options);
@@ -204,8 +209,8 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     return;
   }
   const int group = static_cast<int>(recipients.size()) + 1;
-  const std::string& algorithm = options.algorithm.empty() ? default_algorithm_ : options.algorithm;
-  const bool automatic = algorithm.empty() || algorithm == "auto";
+  const std::string algorithm = options.algorithm.value_or(default_algorithm_.value_or("auto"));
+  const bool automatic = algorithm == "auto";
   if (automatic && recipients.size() == 1 && data.size() <= smallest_shape_segment) {
     // The cost model cuts no message this short into segments, and its shapes are trees: to one recipient
     // that is the point-to-point message the general path below sends, without pricing or looking it up.
@@ -216,11 +221,11 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
   if (automatic) {
     shape = shape_for(group, data.size());
   } else {
-    // A zero segment means HERALD_SEGMENT_SIZE, else the algorithm's own default, as everywhere in herald.
+    // An unset segment means HERALD_SEGMENT_SIZE, else the algorithm's own default, as everywhere in herald.
     const Problem p = with_defaults(find_algorithm(algorithm),
                                     {.ranks = group, .root = 0, .bytes = data.size(),
                                      .parameters = {.segment = options.segment ? options.segment : default_segment_}});
-    shape = {algorithm, p.parameters.segment, 0};
+    shape = {algorithm, p.parameters.segment.value_or(0), 0};
   }
   // Every segment is a queued message with its own header: refuse a size that would flood memory.
   constexpr std::size_t max_segments = std::size_t{1} << 20;

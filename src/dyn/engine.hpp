@@ -145,8 +145,8 @@ struct Engine {
 
   Options options_;
   CostModel cost_model_;
-  std::string default_algorithm_;  // HERALD_DYN_ALGORITHM; empty or "auto": the cost model chooses
-  std::size_t default_segment_;    // HERALD_SEGMENT_SIZE; 0: the algorithm's default
+  std::optional<std::string> default_algorithm_;  // HERALD_DYN_ALGORITHM; unset or "auto": the cost model chooses
+  std::optional<std::size_t> default_segment_;    // HERALD_SEGMENT_SIZE; unset: the algorithm's default
   Channel channel_;
   Matcher matcher_;
   Matcher::Id next_id_ = 0;

@@ -42,7 +42,7 @@ struct Price {
 // to one rank. (The single-port network ignores the window: a port carries one message at a time.)
 SendWindow channel_window(const Schedule& schedule) {
   const Problem& p = schedule.problem;
-  const std::size_t piece = p.parameters.segment && p.parameters.segment < p.bytes ? p.parameters.segment : p.bytes;
+  const std::size_t piece = std::min(p.parameters.segment.value_or(p.bytes), p.bytes);
   if (piece < bulk_bytes) return {.per_rank = std::max(p.ranks, 1), .per_peer = std::max(p.ranks, 1)};
   const auto fit = static_cast<int>(std::clamp<std::size_t>(default_bulk_window / piece, 1, 1 << 20));
   return {.per_rank = fit, .per_peer = std::min(fit, max_bulk_streams)};
@@ -79,9 +79,9 @@ Shape cheapest(const AlgorithmInfo& a, int group, std::size_t bytes, const CostM
   std::vector<Price> prices;
   double lowest = std::numeric_limits<double>::infinity();
   for (std::size_t s : sizes) {
-    Problem p{.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = s}};
-    // A segmented algorithm given segment 0 falls back to its own default; ask for "whole" explicitly.
-    if (a.reads_segment && s == 0) p.parameters.segment = bytes ? bytes : 1;
+    Problem p{.ranks = group, .root = 0, .bytes = bytes};
+    // Size 0 is the whole message, asked for explicitly: left unset, a segmented algorithm takes its default.
+    if (a.reads_segment) p.parameters.segment = s ? s : std::max<std::size_t>(bytes, 1);
     prices.push_back(price_of(make_schedule(a, p), model, forwarding));
     lowest = std::min(lowest, prices.back().price);
   }

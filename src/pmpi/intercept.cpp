@@ -377,7 +377,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
   }
   try {
     Interceptor::get().count();
-    herald::mpi::typed_bcast(buffer, count, datatype, root, comm, "");
+    herald::mpi::typed_bcast(buffer, count, datatype, root, comm, std::nullopt);
     note("MPI_Bcast", count, datatype, root, comm);
     Interceptor::get().ran(false, count, datatype, root, comm);
     return MPI_SUCCESS;

@@ -16,6 +16,7 @@ namespace herald::runtime::detail {
 class Coordinator {
  public:
   virtual ~Coordinator() = default;
+  // `owner`: a worker, checked by Head::data.
   virtual Data data(std::span<std::byte> bytes, std::string name, int owner) = 0;
   virtual void enter(Data d) = 0;
   virtual void read(Data d, bool exit) = 0;

@@ -64,11 +64,8 @@ Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner) {
   check_usable();
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
-  if (owner < -1 || owner >= static_cast<int>(workers_))
-    throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(owner) + " is not a worker (0.." +
-                                            std::to_string(workers_ - 1) + ", or -1)");
   const std::uint32_t index = graph_.add_handle(bytes.size(), name);
-  handles_.push_back({bytes, std::move(name), static_cast<std::size_t>(std::max(owner, 0))});
+  handles_.push_back({bytes, std::move(name), static_cast<std::size_t>(owner)});
   owners_.push_back(handles_.back().owner);
   return Data(id_, index, bytes.size());
 }
@@ -184,7 +181,7 @@ HeadState::Plan HeadState::schedule_pending() {
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     index_of.emplace(pending_[i].id, i);
     workload.compute.emplace_back(workers_, estimate(pending_[i]));
-    worker_of.push_back(static_cast<std::size_t>(std::max(pending_[i].options.worker, 0)));
+    worker_of.push_back(static_cast<std::size_t>(std::max(pending_[i].options.worker.value_or(0), 0)));
   }
   for (const Dependence& d : dependences_) {
     if (d.kind != DependenceKind::read_after_write) continue;

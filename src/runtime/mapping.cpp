@@ -4,7 +4,7 @@
 
 namespace herald::runtime::detail {
 
-std::optional<std::size_t> chosen_worker(Scheduler scheduler, const TaskInfo& info, int named, const Mapping& mapping,
+std::optional<std::size_t> chosen_worker(Scheduler scheduler, const TaskInfo& info, std::optional<int> named, const Mapping& mapping,
                                          std::span<const std::size_t> owner_of) {
   const auto task_name = [&] {
     return "task " + std::to_string(info.task) + " (kernel '" + std::string(info.kernel) + "')";
@@ -15,9 +15,9 @@ std::optional<std::size_t> chosen_worker(Scheduler scheduler, const TaskInfo& in
     return info.uses.empty() ? 0 : owner_of[info.uses.front().data.index()];
   }
   if (scheduler != Scheduler::mapped) return std::nullopt;
-  if (named < 0 && !mapping)
+  if (!named && !mapping)
     throw Error(Errc::invalid_argument, task_name() + ": the mapped scheduler needs TaskOptions::worker or Options::mapping");
-  const int worker = named >= 0 ? named : mapping(info);
+  const int worker = named ? *named : mapping(info);
   if (worker < 0 || worker >= info.workers)
     throw Error(Errc::invalid_argument, task_name() + ": the mapped scheduler needs a worker in 0.." +
                                             std::to_string(info.workers - 1) + ", not " + std::to_string(worker));

@@ -15,7 +15,7 @@ namespace herald::runtime::detail {
 // of the first it reads, else worker 0; nothing for the schedulers that decide at wait(). `owner_of` gives a
 // handle's owner. Throws herald::Error naming the task for a worker out of range, or a mapped task that
 // names none without a Mapping.
-std::optional<std::size_t> chosen_worker(Scheduler scheduler, const TaskInfo& info, int named, const Mapping& mapping,
+std::optional<std::size_t> chosen_worker(Scheduler scheduler, const TaskInfo& info, std::optional<int> named, const Mapping& mapping,
                                          std::span<const std::size_t> owner_of);
 
 }  // namespace herald::runtime::detail

@@ -75,15 +75,12 @@ Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int own
   check_usable();
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
-  if (owner < -1 || owner >= size_)
-    throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(owner) + " is not a worker (0.." +
-                                            std::to_string(size_ - 1) + ", or -1)");
   const auto index = static_cast<std::uint32_t>(handles_.size());
   Handle h;
   h.buffer = bytes;
   h.name = std::move(name);
   h.bytes = bytes.size();
-  h.owner = std::max(owner, 0);
+  h.owner = owner;
   handles_.push_back(std::move(h));
   owners_.push_back(static_cast<std::size_t>(handles_.back().owner));
   mix(0xda7a);

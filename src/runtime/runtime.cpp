@@ -132,22 +132,26 @@ std::span<std::byte> TaskContext::out(std::size_t access) const {
 Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State>()) {
   // Settings from the environment first, so that a bad value is refused before anything collective.
   require_known_settings();
-  if (options.threads < 0) {
+  if (!options.threads) {
     options.threads = default_threads();
     if (auto v = environment("HERALD_RUNTIME_THREADS"))
       options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
   }
+  if (*options.threads < 0) throw Error(Errc::invalid_argument, "Options::threads must not be negative");
   if (!options.control) options.control = default_control();
   if (!options.scheduler) {
     options.scheduler = Scheduler::heft;
     if (auto v = environment("HERALD_RUNTIME_SCHEDULER")) options.scheduler = scheduler_from_string(*v);
   }
-  if (options.worker_timeout <= 0) {
+  if (!options.worker_timeout) {
     options.worker_timeout = 60;
     if (auto v = environment("HERALD_RUNTIME_TIMEOUT"))
       options.worker_timeout = parse_seconds(*v, "HERALD_RUNTIME_TIMEOUT");
   }
-  if (options.heartbeat <= 0) options.heartbeat = std::min(1.0, options.worker_timeout / 10);
+  if (!(*options.worker_timeout > 0))
+    throw Error(Errc::invalid_argument, "the worker timeout (Options::worker_timeout, HERALD_RUNTIME_TIMEOUT) must be positive");
+  if (!options.heartbeat) options.heartbeat = std::min(1.0, *options.worker_timeout / 10);
+  if (!(*options.heartbeat > 0)) throw Error(Errc::invalid_argument, "Options::heartbeat must be positive");
   if (!options.idle_sleep) {
     options.idle_sleep = 50e-6;
     if (auto v = environment("HERALD_RUNTIME_IDLE_SLEEP"))
@@ -181,7 +185,7 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     inject.emplace(kind, static_cast<int>(parse_count(v->substr(colon + 1), "HERALD_RUNTIME_INJECT's rank")));
   }
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
-  state_->modelled_cores = std::max(1, options.threads);
+  state_->modelled_cores = std::max(1, *options.threads);
   int provided = MPI_THREAD_SINGLE;
   HERALD_MPI(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
@@ -210,7 +214,7 @@ Runtime::~Runtime() {
 
 int Runtime::rank() const noexcept { return state_->channel->rank(); }
 int Runtime::size() const noexcept { return state_->channel->size(); }
-int Runtime::threads() const noexcept { return state_->options.threads; }
+int Runtime::threads() const noexcept { return *state_->options.threads; }
 Control Runtime::control() const noexcept { return *state_->options.control; }
 BroadcastStrategy Runtime::broadcast() const noexcept { return *state_->options.broadcast; }
 
@@ -262,9 +266,9 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
       replicated->failed_here(task, kernel, what);
     };
   detail::Worker worker(channel, s.kernels,
-                        {.threads = s.options.threads,
+                        {.threads = *s.options.threads,
                          .modelled_cores = s.modelled_cores,
-                         .heartbeat = s.options.heartbeat,
+                         .heartbeat = *s.options.heartbeat,
                          .endpoint = s.endpoint.get(),
                          .groups = s.groups.get(),
                          .inject = s.inject,
@@ -289,8 +293,8 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         detail::ReplicatedSettings{.scheduler = *s.options.scheduler,
                                    .link = *s.options.link,
                                    .mapping = s.options.mapping,
-                                   .timeout = s.options.worker_timeout,
-                                   .heartbeat = s.options.heartbeat,
+                                   .timeout = *s.options.worker_timeout,
+                                   .heartbeat = *s.options.heartbeat,
                                    .broadcast = *s.options.broadcast,
                                    .log = s.log,
                                    .idle_sleep = *s.options.idle_sleep,
@@ -314,7 +318,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         detail::HeadSettings{.scheduler = *s.options.scheduler,
                              .link = *s.options.link,
                              .mapping = s.options.mapping,
-                             .worker_timeout = s.options.worker_timeout,
+                             .worker_timeout = *s.options.worker_timeout,
                              .broadcast = *s.options.broadcast,
                              .sync = *s.options.broadcast_sync,
                              .log = s.log,
@@ -368,8 +372,12 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   if (error) std::rethrow_exception(error);
 }
 
-Data Head::data(std::span<std::byte> bytes, std::string name, int owner) {
-  return state_.head->data(bytes, std::move(name), owner);
+Data Head::data(std::span<std::byte> bytes, std::string name, std::optional<int> owner) {
+  const int workers = state_.head->workers();
+  if (owner && (*owner < 0 || *owner >= workers))
+    throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(*owner) +
+                                            " is not a worker (0.." + std::to_string(workers - 1) + ")");
+  return state_.head->data(bytes, std::move(name), owner.value_or(0));
 }
 void Head::enter(Data d) { state_.head->enter(d); }
 void Head::read(Data d) { state_.head->read(d, false); }

@@ -101,13 +101,14 @@ TEST(Dyn, RandomBroadcastsFromEveryRankAtOnce) {
     std::vector<int> priorities;
     int tag;
     std::size_t bytes;
-    std::string algorithm;
-    std::size_t segment;
+    std::optional<std::string> algorithm;
+    std::optional<std::size_t> segment;
     bool p2p;
   };
   const std::size_t sizes[] = {0, 1, 1001, 3 * 4096 + 17, 65536 + 3, 200003};
-  const std::pair<const char*, std::size_t> shapes[] = {{"", 0},          {"binomial", 4096}, {"chain", 4096},
-                                                        {"knomial", 0},   {"binary", 5000},   {"linear", 0}};
+  using Shape = std::pair<std::optional<std::string>, std::optional<std::size_t>>;
+  const Shape shapes[] = {{std::nullopt, std::nullopt}, {"binomial", 4096}, {"chain", 4096},
+                          {"knomial", std::nullopt},    {"binary", 5000},   {"linear", std::nullopt}};
   std::mt19937 scenario(1234 + n);
   std::vector<Op> ops;
   for (int round = 0; round < 48; ++round) {

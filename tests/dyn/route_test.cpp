@@ -15,7 +15,7 @@
 namespace herald::dyn {
 namespace {
 
-Tree tree(const std::string& algorithm, int group, std::size_t bytes = 1, std::size_t segment = 0) {
+Tree tree(const std::string& algorithm, int group, std::size_t bytes = 1, std::optional<std::size_t> segment = {}) {
   return tree_of(make_schedule(find_algorithm(algorithm),
                                {.ranks = group, .root = 0, .bytes = bytes, .parameters = {.segment = segment}}));
 }
@@ -101,7 +101,7 @@ TEST(Route, TreeDoesNotDependOnSizeOrSegments) {
   // The endpoint reads the tree off a one-byte schedule and segments by itself.
   for (const std::string& name : tree_algorithms())
     for (int group : {2, 3, 5, 8, 13})
-      for (std::size_t segment : {std::size_t{0}, std::size_t{1000}}) {
+      for (const std::optional<std::size_t> segment : {std::optional<std::size_t>{}, std::optional<std::size_t>{1000}}) {
         const Tree small = tree(name, group);
         const Tree large = tree(name, group, 10007, segment);
         EXPECT_EQ(small.parent, large.parent) << name << " group " << group;

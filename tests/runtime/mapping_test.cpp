@@ -36,12 +36,12 @@ TEST(ChosenWorker, OwnerComputesTheFirstWrittenDatumsOwner) {
   const std::vector<std::size_t> owners{3};
   const Use uses[] = {in(Data{}), out(Data{})};
   TaskInfo info{.task = 7, .kernel = "k", .uses = uses, .priority = 0, .workers = 4};
-  EXPECT_EQ(chosen_worker(Scheduler::owner, info, -1, {}, owners), 3U);
+  EXPECT_EQ(chosen_worker(Scheduler::owner, info, std::nullopt, {}, owners), 3U);
   const Use reads_only[] = {in(Data{})};
   info.uses = reads_only;
-  EXPECT_EQ(chosen_worker(Scheduler::owner, info, -1, {}, owners), 3U);
+  EXPECT_EQ(chosen_worker(Scheduler::owner, info, std::nullopt, {}, owners), 3U);
   info.uses = {};
-  EXPECT_EQ(chosen_worker(Scheduler::owner, info, -1, {}, owners), 0U);
+  EXPECT_EQ(chosen_worker(Scheduler::owner, info, std::nullopt, {}, owners), 0U);
 }
 
 TEST(ChosenWorker, MappedTakesTheNamedWorkerElseTheMapping) {
@@ -50,7 +50,7 @@ TEST(ChosenWorker, MappedTakesTheNamedWorkerElseTheMapping) {
   const Mapping mapping = [](const TaskInfo& t) { return static_cast<int>(t.task % 4); };
   for (int named = 0; named < 4; ++named)
     EXPECT_EQ(chosen_worker(Scheduler::mapped, info, named, mapping, owners), static_cast<std::size_t>(named));
-  EXPECT_EQ(chosen_worker(Scheduler::mapped, info, -1, mapping, owners), 1U);
+  EXPECT_EQ(chosen_worker(Scheduler::mapped, info, std::nullopt, mapping, owners), 1U);
   EXPECT_FALSE(chosen_worker(Scheduler::heft, info, 2, mapping, owners));
   EXPECT_FALSE(chosen_worker(Scheduler::round_robin, info, 2, mapping, owners));
 }
@@ -58,7 +58,7 @@ TEST(ChosenWorker, MappedTakesTheNamedWorkerElseTheMapping) {
 TEST(ChosenWorker, RefusesAWorkerOutOfRangeOrNone) {
   const std::vector<std::size_t> owners{0};
   TaskInfo info{.task = 9, .kernel = "k", .uses = {}, .priority = 0, .workers = 4};
-  for (int bad : {4, 100}) {
+  for (int bad : {-1, 4, 100}) {
     try {
       chosen_worker(Scheduler::mapped, info, bad, {}, owners);
       ADD_FAILURE() << bad << " accepted";
@@ -68,8 +68,8 @@ TEST(ChosenWorker, RefusesAWorkerOutOfRangeOrNone) {
           << e.what();
     }
   }
-  EXPECT_THROW(chosen_worker(Scheduler::mapped, info, -1, {}, owners), Error);
-  EXPECT_THROW(chosen_worker(Scheduler::mapped, info, -1, [](const TaskInfo&) { return -3; }, owners), Error);
+  EXPECT_THROW(chosen_worker(Scheduler::mapped, info, std::nullopt, {}, owners), Error);
+  EXPECT_THROW(chosen_worker(Scheduler::mapped, info, std::nullopt, [](const TaskInfo&) { return -3; }, owners), Error);
 }
 
 }  // namespace

@@ -232,6 +232,8 @@ TEST(Runtime, BadInputIsRefusedAtSubmit) {
     expect_refused([&] { head.submit("axpy", {in(d), inout(d)}); });             // the same data twice
     expect_refused([&] { head.read(e); });
     if (size > 1) expect_refused([&] { head.submit("partial", {out(d)}); });
+    expect_refused([&] { head.data(std::span(w), "astray", head.workers()); });  // owners count from 0
+    expect_refused([&] { head.data(std::span(w), "astray", -1); });
     // Nothing of that was recorded: the runtime still works.
     head.submit("fill", {out(d)}, arguments(5.0));
     head.read(d);
@@ -248,6 +250,8 @@ TEST(Runtime, BadInputIsRefusedAtSubmit) {
     EXPECT_NE(messages[5].find("not registered on rank " + std::to_string(size - 1)), std::string::npos)
         << messages[5];
   }
+  for (std::size_t i = messages.size() - 2; i < messages.size(); ++i)
+    EXPECT_NE(messages[i].find("data 'astray': owner"), std::string::npos) << messages[i];
   EXPECT_DOUBLE_EQ(v[3], 5.0);
 }
 

@@ -24,7 +24,7 @@ struct Call {
   const char* algorithm;
   int root;
   std::size_t bytes;
-  std::size_t segment;
+  std::optional<std::size_t> segment;
   bool nonblocking;
 };
 
@@ -39,10 +39,10 @@ TEST(TraceMpi, EveryBroadcastsMessagesAreItsSchedulesAndEveryOneArrives) {
   MPI_Barrier(MPI_COMM_WORLD);
   trace::start(MPI_COMM_WORLD, dir);
   ASSERT_NE(trace::recorder(), nullptr);
-  const std::vector<Call> calls{{"binomial", 1 % size, 4093, 0, false},
+  const std::vector<Call> calls{{"binomial", 1 % size, 4093, std::nullopt, false},
                                 {"chain", 0, 10000, 1024, false},
-                                {"scatter_ring", 2 % size, 65539, 0, false},
-                                {"binary", size - 1, 777, 0, true}};
+                                {"scatter_ring", 2 % size, 65539, std::nullopt, false},
+                                {"binary", size - 1, 777, std::nullopt, true}};
   for (const Call& c : calls) {
     std::vector<std::byte> data(c.bytes, std::byte{static_cast<unsigned char>(rank == c.root ? 7 : 0)});
     Options options{.algorithm = c.algorithm, .parameters = {.segment = c.segment}};

@@ -38,7 +38,7 @@ TEST_P(EveryAlgorithm, DeliversForEveryShape) {
     for (int root : roots_for(P))
       for (std::size_t bytes : sizes_for(P)) {
         Problem problem{.ranks = P, .root = root, .bytes = bytes};
-        problem.parameters.segment = a.reads_segment ? 1000 : 0;  // many segments, odd size
+        if (a.reads_segment) problem.parameters.segment = 1000;  // many segments, odd size
         const Simulation sim = simulate(make_schedule(a, problem));
         ASSERT_TRUE(sim.delivered) << a.name << " P=" << P << " root=" << root << " bytes=" << bytes << ": "
                                    << sim.problem;
@@ -116,6 +116,32 @@ TEST_P(EveryAlgorithm, RejectsBadProblems) {
   EXPECT_THROW(make_schedule(a, {.ranks = 4, .root = -1, .bytes = 8}), Error);
 }
 
+// A parameter given is a parameter meant: one out of range is refused by name, by every algorithm (read or
+// not), where unset (std::nullopt) takes the default; nothing means "default" by being zero.
+TEST_P(EveryAlgorithm, RefusesParametersOutOfRangeByName) {
+  const AlgorithmInfo& a = find_algorithm(GetParam());
+  const std::pair<Parameters, const char*> bad[] = {{{.segment = 0}, "segment size 0"},
+                                                    {{.fanout = 0}, "fan-out 0"},
+                                                    {{.fanout = -2}, "fan-out -2"},
+                                                    {{.radix = 1}, "radix 1"},
+                                                    {{.radix = 0}, "radix 0"},
+                                                    {{.node_size = 0}, "node size 0"},
+                                                    {{.leaders = static_cast<LeaderStage>(0)}, "leader stage 0"}};
+  for (const auto& [parameters, named] : bad) {
+    try {
+      make_schedule(a, {.ranks = 4, .root = 0, .bytes = 64, .parameters = parameters});
+      ADD_FAILURE() << a.name << " accepted " << named;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+    }
+  }
+  for (const Parameters& fine : {Parameters{.segment = 1}, Parameters{.fanout = 1}, Parameters{.radix = 2},
+                                 Parameters{.node_size = 1}, Parameters{.leaders = LeaderStage::binomial}})
+    EXPECT_TRUE(simulate(make_schedule(a, {.ranks = 4, .root = 0, .bytes = 64, .parameters = fine})).delivered)
+        << a.name;
+}
+
 // Every root, every P up to 130: the schedule for root r is the one for root 0 with every rank renamed
 // r + rank (mod P). Delivery does not depend on names, so this extends the simulations above (all roots only
 // up to P = 24) to every root, at the cost of generating the schedules.
@@ -124,7 +150,7 @@ TEST_P(EveryAlgorithm, EveryRootIsRootZeroRenamed) {
   for (int P = 2; P <= 130; ++P)
     for (std::size_t bytes : {std::size_t{1}, std::size_t{4093}}) {
       Problem problem{.ranks = P, .root = 0, .bytes = bytes};
-      problem.parameters.segment = a.reads_segment ? 1000 : 0;
+      if (a.reads_segment) problem.parameters.segment = 1000;
       std::vector<Program> base;
       for (int v = 0; v < P; ++v) base.push_back(make_program(a, problem, v));
       for (int root = 1; root < P; ++root) {

@@ -12,7 +12,7 @@ namespace {
 using testing::Shape;
 using testing::shapes;
 
-Simulation run(int P, std::size_t bytes, std::size_t segment, int root = 0) {
+Simulation run(int P, std::size_t bytes, std::optional<std::size_t> segment, int root = 0) {
   return simulate(make_schedule(find_algorithm("binary"),
                                 {.ranks = P, .root = root, .bytes = bytes, .parameters = {.segment = segment}}));
 }
@@ -55,7 +55,7 @@ TEST(Binary, DepthIsFloorLog2) {
 TEST(Binary, UnsegmentedRoundsByHand) {
   const std::vector<std::pair<int, std::size_t>> cases{{1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {7, 4}, {15, 6}};
   for (auto [P, rounds] : cases) {
-    const Simulation sim = run(P, 100, 0, P - 1);
+    const Simulation sim = run(P, 100, std::nullopt, P - 1);
     ASSERT_TRUE(sim.delivered) << sim.problem;
     EXPECT_EQ(sim.rounds, rounds) << "P=" << P;
     EXPECT_EQ(sim.messages, static_cast<std::size_t>(P - 1)) << "P=" << P;

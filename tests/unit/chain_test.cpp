@@ -16,7 +16,7 @@ namespace {
 using testing::Shape;
 using testing::shapes;
 
-Simulation run(int P, std::size_t bytes, std::size_t segment, int fanout, int root = 0) {
+Simulation run(int P, std::size_t bytes, std::optional<std::size_t> segment, int fanout, int root = 0) {
   return simulate(make_schedule(find_algorithm("chain"), {.ranks = P,
                                                           .root = root,
                                                           .bytes = bytes,
@@ -70,10 +70,10 @@ std::size_t chain_rounds(int P, int f, std::size_t m) {
 TEST(Chain, FanOutChangesRounds) {
   // By hand, P = 9 unsegmented: one chain of 8 -> 8 rounds; two of 4 -> 5; three (3, 3, 2) -> 4;
   // eight of 1 (the root sends to everyone) -> 8.
-  EXPECT_EQ(run(9, 64, 0, 1).rounds, 8u);
-  EXPECT_EQ(run(9, 64, 0, 2).rounds, 5u);
-  EXPECT_EQ(run(9, 64, 0, 3).rounds, 4u);
-  EXPECT_EQ(run(9, 64, 0, 8).rounds, 8u);
+  EXPECT_EQ(run(9, 64, std::nullopt, 1).rounds, 8u);
+  EXPECT_EQ(run(9, 64, std::nullopt, 2).rounds, 5u);
+  EXPECT_EQ(run(9, 64, std::nullopt, 3).rounds, 4u);
+  EXPECT_EQ(run(9, 64, std::nullopt, 8).rounds, 8u);
   for (int P = 2; P <= 30; ++P)
     for (int f : {1, 2, 3, 5, 40})
       for (std::size_t m : {1u, 4u}) {

@@ -37,7 +37,7 @@ TEST(Config, ReadsParametersFromTheEnvironment) {
   const Parameters p = parameters_from_environment();
   EXPECT_EQ(p.segment, 32768u);
   EXPECT_EQ(p.radix, 8);
-  EXPECT_EQ(p.fanout, 0);
+  EXPECT_EQ(p.fanout, std::nullopt);
   ::setenv("HERALD_CHAIN_FANOUT", "two", 1);
   try {
     parameters_from_environment();
@@ -48,7 +48,7 @@ TEST(Config, ReadsParametersFromTheEnvironment) {
   ::unsetenv("HERALD_SEGMENT_SIZE");
   ::unsetenv("HERALD_KNOMIAL_RADIX");
   ::unsetenv("HERALD_CHAIN_FANOUT");
-  EXPECT_EQ(parameters_from_environment().leaders, LeaderStage::unset);
+  EXPECT_EQ(parameters_from_environment().leaders, std::nullopt);
   for (LeaderStage stage : leader_stages()) {
     ::setenv("HERALD_LEADER_STAGE", std::string(leader_stage_name(stage)).c_str(), 1);
     EXPECT_EQ(parameters_from_environment().leaders, stage);
@@ -238,8 +238,8 @@ TEST(Config, CostPresets) {
     if (p.model.network != Network::fair_sharing) continue;
     EXPECT_GE(p.ranks_per_node, 8) << p.name;
     EXPECT_NE(std::string(p.node), "") << p.name;
-    EXPECT_GT(p.model.node_alpha, 0) << p.name;
-    EXPECT_GT(p.model.node_beta, 0) << p.name;
+    EXPECT_GT(p.model.node_alpha.value_or(0), 0) << p.name;
+    EXPECT_GT(p.model.node_beta.value_or(0), 0) << p.name;
   }
   EXPECT_EQ(cost_preset("shared-memory").ranks_per_node, 0);
   ::setenv("HERALD_PRESET", "infiniband-hdr", 1);

@@ -51,12 +51,12 @@ TEST(ClosedForm, WithinAFactorOfTheSimulatorEverywhere) {
     for (const AlgorithmInfo& a : algorithms())
       for (int ranks : {2, 3, 5, 8, 13, 16, 31, 64})
         for (std::size_t bytes : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 18, std::size_t{1} << 22})
-          for (std::size_t segment : {std::size_t{0}, std::size_t{128} * 1024}) {
+          for (const std::optional<std::size_t> segment : {std::optional<std::size_t>{}, std::optional<std::size_t>{128 * 1024}}) {
             const Problem p{.ranks = ranks, .root = 0, .bytes = bytes, .parameters = {.segment = segment}};
             const double ratio = closed_form(a, p, model) / simulated(a, p, model);
             const char* network = model.network == Network::fair_sharing ? " fair" : " ports";
-            EXPECT_GT(ratio, 0.5) << a.name << " P=" << ranks << " n=" << bytes << " seg=" << segment << network;
-            EXPECT_LT(ratio, 2.0) << a.name << " P=" << ranks << " n=" << bytes << " seg=" << segment << network;
+            EXPECT_GT(ratio, 0.5) << a.name << " P=" << ranks << " n=" << bytes << " seg=" << segment.value_or(0) << network;
+            EXPECT_LT(ratio, 2.0) << a.name << " P=" << ranks << " n=" << bytes << " seg=" << segment.value_or(0) << network;
           }
 }
 
@@ -71,10 +71,10 @@ TEST(Choice, CloseToTheSimulatorsBest) {
         const Problem p{.ranks = ranks, .root = 0, .bytes = bytes};
         double best = 0;
         for (const AlgorithmInfo& a : algorithms()) {
-          std::vector<std::size_t> segments{0};
-          if (a.defaults.segment != 0)
+          std::vector<std::optional<std::size_t>> segments{std::nullopt};
+          if (a.defaults.segment)
             for (std::size_t s = 16 * 1024; s < bytes; s *= 4) segments.push_back(s);
-          for (std::size_t s : segments) {
+          for (const std::optional<std::size_t> s : segments) {
             Problem q = p;
             q.parameters.segment = s;
             const double t = simulated(a, q, model);

@@ -11,10 +11,12 @@
 namespace herald {
 namespace {
 
-Schedule hierarchical(int ranks, int root, int node_size, std::size_t bytes, std::size_t segment = 0) {
+// node_size 0: no override (one node).
+Schedule hierarchical(int ranks, int root, int node_size, std::size_t bytes, std::optional<std::size_t> segment = {}) {
   return make_schedule(find_algorithm("hierarchical"),
                        {.ranks = ranks, .root = root, .bytes = bytes,
-                        .parameters = {.segment = segment, .node_size = node_size}});
+                        .parameters = {.segment = segment,
+                                       .node_size = node_size > 0 ? std::optional(node_size) : std::nullopt}});
 }
 
 TEST(Hierarchical, DeliversForEveryShapeOfNodes) {
@@ -22,10 +24,10 @@ TEST(Hierarchical, DeliversForEveryShapeOfNodes) {
     for (int node_size : {0, 1, 2, 3, 4, 7, 16, 40})
       for (int root : {0, ranks / 2, ranks - 1})
         for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{70000}})
-          for (std::size_t segment : {std::size_t{0}, std::size_t{4096}}) {
+          for (const std::optional<std::size_t> segment : {std::optional<std::size_t>{}, std::optional<std::size_t>{4096}}) {
             const Simulation sim = simulate(hierarchical(ranks, root, node_size, bytes, segment));
             EXPECT_TRUE(sim.delivered) << ranks << " ranks, " << node_size << " per node, root " << root << ", "
-                                       << bytes << " bytes, segment " << segment << ": " << sim.problem;
+                                       << bytes << " bytes, segment " << segment.value_or(0) << ": " << sim.problem;
           }
 }
 
@@ -58,7 +60,8 @@ TEST(Hierarchical, CrossesBetweenNodesOnlyOncePerNode) {
 TEST(Hierarchical, OneNodeIsTheBinomialTree) {
   for (int ranks : {1, 2, 7, 16})
     for (int node_size : {0, ranks, ranks + 5}) {
-      const Problem p{.ranks = ranks, .root = ranks / 3, .bytes = 4096, .parameters = {.node_size = node_size}};
+      const Problem p{.ranks = ranks, .root = ranks / 3, .bytes = 4096,
+                      .parameters = {.node_size = node_size > 0 ? std::optional(node_size) : std::nullopt}};
       const Schedule h = make_schedule(find_algorithm("hierarchical"), p);
       const Schedule b = make_schedule(find_algorithm("binomial"), p);
       EXPECT_EQ(h.programs, b.programs) << ranks << " ranks, node size " << node_size;

@@ -16,7 +16,7 @@ namespace {
 using testing::Shape;
 using testing::shapes;
 
-Simulation run(int P, int radix, std::size_t bytes, std::size_t segment = 0, int root = 0) {
+Simulation run(int P, int radix, std::size_t bytes, std::optional<std::size_t> segment = {}, int root = 0) {
   return simulate(make_schedule(find_algorithm("knomial"), {.ranks = P,
                                                             .root = root,
                                                             .bytes = bytes,
@@ -26,7 +26,7 @@ Simulation run(int P, int radix, std::size_t bytes, std::size_t segment = 0, int
 TEST(Knomial, DefaultsToRadixFourUnsegmented) {
   const Problem p = with_defaults(find_algorithm("knomial"), {.ranks = 4});
   EXPECT_EQ(p.parameters.radix, 4);
-  EXPECT_EQ(p.parameters.segment, 0u);
+  EXPECT_EQ(p.parameters.segment, std::nullopt);
 }
 
 // Ten ranks (the usual textbook example): a rank's parent clears its lowest non-zero base-k digit; the

@@ -78,7 +78,7 @@ TEST(NodeLayout, NodesOfAProblem) {
   EXPECT_EQ(nodes_of(p), NodeLayout::cyclic(8, 2));
   p.parameters.node_size = 4;
   EXPECT_EQ(nodes_of(p), NodeLayout::blocks(8, 4));
-  p.parameters.node_size = 0;
+  p.parameters.node_size.reset();
   p.layout = NodeLayout::cyclic(6, 2);
   EXPECT_EQ(nodes_of(p).nodes(), 1);
 }
@@ -93,7 +93,7 @@ namespace {
 // a layout of other ranks (ignored) and none.
 TEST(NodeCounts, AgreeWithTheLayoutNodesOfBuilds) {
   for (int ranks : {1, 2, 7, 16, 33})
-    for (int node_size : {0, 1, 3, 8, 40})
+    for (std::optional<int> node_size : {std::optional<int>{}, std::optional(1), std::optional(3), std::optional(8), std::optional(40)})
       for (int layout : {0, 1, 2, 3}) {
         Problem p{.ranks = ranks, .root = 0, .bytes = 1000, .parameters = {.node_size = node_size}};
         if (layout == 1) p.layout = NodeLayout::blocks(ranks, 4);
@@ -101,8 +101,8 @@ TEST(NodeCounts, AgreeWithTheLayoutNodesOfBuilds) {
         if (layout == 3) p.layout = NodeLayout::blocks(ranks + 1, 2);
         const NodeLayout built = nodes_of(p);
         const NodeCounts counted = node_counts(p);
-        EXPECT_EQ(counted.nodes, built.nodes()) << ranks << " ranks, node size " << node_size << ", layout " << layout;
-        EXPECT_EQ(counted.largest, built.largest_node()) << ranks << " ranks, node size " << node_size << ", layout " << layout;
+        EXPECT_EQ(counted.nodes, built.nodes()) << ranks << " ranks, node size " << node_size.value_or(0) << ", layout " << layout;
+        EXPECT_EQ(counted.largest, built.largest_node()) << ranks << " ranks, node size " << node_size.value_or(0) << ", layout " << layout;
       }
 }
 

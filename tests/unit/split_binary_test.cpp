@@ -14,7 +14,7 @@ namespace {
 
 using Op = Step::Op;
 
-Schedule make(int P, std::size_t bytes, std::size_t segment, int root = 0) {
+Schedule make(int P, std::size_t bytes, std::optional<std::size_t> segment, int root = 0) {
   return make_schedule(find_algorithm("split_binary"),
                        {.ranks = P, .root = root, .bytes = bytes, .parameters = {.segment = segment}});
 }
@@ -30,7 +30,7 @@ TEST(SplitBinary, OneRankDoesNothing) {
 // Two ranks: the root's one child gets both halves from the root (no partner, so the root supplies the
 // missing half): two messages, two rounds.
 TEST(SplitBinary, TwoRanks) {
-  const Schedule s = make(2, 10, 0, 1);
+  const Schedule s = make(2, 10, std::nullopt, 1);
   EXPECT_EQ(s.programs[1], (Program{{Op::send, 0, {0, 5}}, {Op::send, 0, {5, 5}}}));
   EXPECT_EQ(s.programs[0], (Program{{Op::recv, 1, {0, 5}}, {Op::recv, 1, {5, 5}}}));
   const Simulation sim = simulate(s);
@@ -41,7 +41,7 @@ TEST(SplitBinary, TwoRanks) {
 // Three ranks: root -> 1 (first half, round 1), root -> 2 (second half, round 2), then 1 and 2 swap
 // (round 3).
 TEST(SplitBinary, ThreeRanksSwapHalves) {
-  const Schedule s = make(3, 11, 0);
+  const Schedule s = make(3, 11, std::nullopt);
   EXPECT_EQ(s.programs[0], (Program{{Op::send, 1, {0, 6}}, {Op::send, 2, {6, 5}}}));
   EXPECT_EQ(s.programs[1], (Program{{Op::recv, 0, {0, 6}}, {Op::send, 2, {0, 6}}, {Op::recv, 2, {6, 5}}}));
   EXPECT_EQ(s.programs[2], (Program{{Op::recv, 0, {6, 5}}, {Op::send, 1, {6, 5}}, {Op::recv, 1, {0, 6}}}));
@@ -54,7 +54,7 @@ TEST(SplitBinary, ThreeRanksSwapHalves) {
 // Four ranks: binary tree 0 -> {1, 2}, 1 -> 3. Virtual 3 has no partner (4 does not exist); rank 2, which
 // would be 4's parent, sends it the second half instead. 1 and 2 swap.
 TEST(SplitBinary, FourRanksUnpairedRankGetsTheSecondHalfFromTheOtherSide) {
-  const Schedule s = make(4, 10, 0);
+  const Schedule s = make(4, 10, std::nullopt);
   EXPECT_EQ(s.programs[0], (Program{{Op::send, 1, {0, 5}}, {Op::send, 2, {5, 5}}}));
   EXPECT_EQ(s.programs[1], (Program{{Op::recv, 0, {0, 5}}, {Op::send, 3, {0, 5}}, {Op::send, 2, {0, 5}},
                                     {Op::recv, 2, {5, 5}}}));
@@ -66,7 +66,7 @@ TEST(SplitBinary, FourRanksUnpairedRankGetsTheSecondHalfFromTheOtherSide) {
 
 // Any root: the tree and the pairs live in virtual ranks (virtual v is real (v + root) mod P).
 TEST(SplitBinary, RootThroughVirtualRanks) {
-  const Schedule s = make(5, 8, 0, 2);
+  const Schedule s = make(5, 8, std::nullopt, 2);
   EXPECT_EQ(s.programs[2], (Program{{Op::send, 3, {0, 4}}, {Op::send, 4, {4, 4}}}));
   // Virtual 3 and 4 (real 0 and 1) are partners, children of virtual 1 and 2 (real 3 and 4).
   EXPECT_EQ(s.programs[0], (Program{{Op::recv, 3, {0, 4}}, {Op::send, 1, {0, 4}}, {Op::recv, 1, {4, 4}}}));
@@ -101,7 +101,7 @@ TEST(SplitBinary, EachSegmentReachesEachRankOnce) {
     for (std::size_t n : {0, 1, 2, 999, 1000, 4093, 65539})
       for (std::size_t seg : {0, 7, 1000}) {
         if (seg == 7 && n > 5000) continue;  // thousands of segments per rank add time, not coverage
-        const Simulation sim = simulate(make(P, n, seg, P - 1));
+        const Simulation sim = simulate(make(P, n, seg ? std::optional(seg) : std::nullopt, P - 1));
         ASSERT_TRUE(sim.delivered) << "P=" << P << " n=" << n << ": " << sim.problem;
         const std::size_t first = n - n / 2, second = n / 2;
         // Every half is at least one message (an empty half too, at n = 1), so the messages do not depend

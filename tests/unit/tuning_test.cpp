@@ -50,7 +50,7 @@ TEST(Tuning, RoundTrips) {
   EXPECT_EQ(back.layout, t.layout);
   EXPECT_DOUBLE_EQ(back.intra_node.alpha, 3e-7);
   EXPECT_DOUBLE_EQ(back.intra_node.beta, 1e-10);
-  EXPECT_DOUBLE_EQ(back.intra_node.gap, 5e-8);
+  EXPECT_DOUBLE_EQ(back.intra_node.gap.value(), 5e-8);
   EXPECT_FALSE(back.inter_node);
   ASSERT_EQ(back.cells.size(), 4u);
   EXPECT_EQ(back.cells[0].ranks, 2);  // sorted by (ranks, bytes)
@@ -116,7 +116,9 @@ TEST(Tuning, CellsFoundAreNearestForEveryShape) {
   t.cells.push_back({.ranks = 8, .bytes = 4096, .algorithm = "binomial"});
   for (bool spans : {false, true})
     for (bool node_cells : {false, true}) {
-      const TuningFit fit{.spans_nodes = spans, .node_size = 0, .node_cells = node_cells};
+      TuningFit fit;
+      fit.spans_nodes = spans;
+      fit.node_cells = node_cells;
       for (int ranks = 1; ranks <= 20; ++ranks)
         for (std::size_t bytes : {0, 1, 500, 1024, 3000, 4096, 10000, 1 << 20, 1 << 23, 1 << 25}) {
           const TuningCell* c = find_cell(t, fit, ranks, bytes);
@@ -161,7 +163,7 @@ TEST(Tuning, OneNodeFileFitsEveryJob) {
   // 3 ranks on the node: the 2-rank cells, said once.
   TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 3, .ranks_per_node = 3});
   EXPECT_FALSE(fit.spans_nodes);
-  EXPECT_EQ(fit.node_size, 0);
+  EXPECT_EQ(fit.node_size, std::nullopt);
   ASSERT_NE(find_cell(t, fit, 3, 1024), nullptr);
   EXPECT_TRUE(says(fit, "no cells for 3 ranks: auto takes those for 2 ranks")) << fit.unused.size();
   // The exact shape: nothing to say.
@@ -177,7 +179,7 @@ TEST(Tuning, OneNodeFileFitsEveryJob) {
   for (int own : {4, 2}) {
     fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own});
     EXPECT_TRUE(fit.spans_nodes);
-    EXPECT_EQ(fit.node_size, 0);
+    EXPECT_EQ(fit.node_size, std::nullopt);
     EXPECT_EQ(find_cell(t, fit, 2, 1024), nullptr);
     EXPECT_TRUE(says(fit, "no model of the network"));
   }
@@ -204,7 +206,7 @@ TEST(Tuning, FileAcrossNodesFitsJobsLaidOutAlike) {
   for (int own : {4, 2}) {
     const TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own});
     EXPECT_TRUE(fit.spans_nodes);
-    EXPECT_EQ(fit.node_size, 0);
+    EXPECT_EQ(fit.node_size, std::nullopt);
     EXPECT_EQ(find_cell(t, fit, 10, 1024), nullptr);
     EXPECT_TRUE(says(fit, "measured with 4 ranks per node"));
   }

@@ -29,7 +29,7 @@ struct Trees {
 
 Trees read_trees(const Schedule& s) {
   const int P = s.problem.ranks;
-  const std::size_t seg = s.problem.parameters.segment;
+  const std::size_t seg = s.problem.parameters.segment.value();
   const std::size_t count = (s.problem.bytes + seg - 1) / seg;
   Trees t{std::vector<std::array<std::set<int>, 2>>(P), std::vector<std::array<std::set<int>, 2>>(P),
           std::vector<std::array<std::size_t, 2>>(P, {0, 0}), std::vector<std::vector<int>>(P, std::vector<int>(count))};

@@ -27,6 +27,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -53,7 +54,7 @@ class Channel {
   using Handler = std::function<void(const Arrival&)>;
 
   struct Options {
-    std::size_t max_piece = 0;  // largest single MPI message; 0 = INT_MAX
+    std::size_t max_piece = INT_MAX;  // largest single MPI message (1..INT_MAX)
     int max_in_flight = 64;     // outgoing messages on the wire at once
     std::size_t max_inline = 8192;  // payloads up to this size ride inside their frame
     // Bytes of one receive slot, the same on every rank: by default an 8 KiB inline payload with its

@@ -35,8 +35,9 @@ struct Options {
   // Poll from a thread of herald's own. Needs MPI_THREAD_MULTIPLE; unset: HERALD_DYN_PROGRESS_THREAD
   // (0/1), else off.
   std::optional<bool> progress_thread{};
-  // The largest single MPI message; longer payloads go in pieces. 0: HERALD_MAX_MESSAGE_BYTES, else INT_MAX.
-  std::size_t max_piece = 0;
+  // The largest single MPI message (1..INT_MAX); longer payloads go in pieces. Unset: HERALD_MAX_MESSAGE_BYTES,
+  // else INT_MAX.
+  std::optional<std::size_t> max_piece{};
   // Outgoing messages on the wire at once; more wait in a priority queue.
   int max_in_flight = 64;
   // Bytes of one broadcast's bulk pieces (64 KiB and more) that a rank keeps on the wire at once, over all
@@ -47,8 +48,8 @@ struct Options {
   // Segments up to this size travel inside their header's MPI message (one message instead of two).
   std::size_t max_inline = 8192;
   // Bytes of each pre-posted receive for message headers; must be the same on every rank. Larger headers
-  // (long routes) travel separately, announced by a small one. 0: HERALD_DYN_FRAME_SLOT, else 16 KiB.
-  std::size_t frame_slot = 0;
+  // (long routes) travel separately, announced by a small one. Unset: HERALD_DYN_FRAME_SLOT, else 16 KiB.
+  std::optional<std::size_t> frame_slot{};
   // The model `send` prices tree shapes with when no algorithm is named; unset: HERALD_ALPHA and
   // HERALD_BETA, as for the broadcast's "auto".
   std::optional<CostModel> cost_model{};
@@ -60,12 +61,12 @@ struct Options {
 struct SendOptions {
   // One per recipient, higher = served earlier; empty = all equal (then the recipients' order decides).
   std::span<const int> priorities{};
-  // A tree-shaped algorithm from the table, or "auto" (the cheapest shape under the cost model); empty:
+  // A tree-shaped algorithm from the table, or "auto" (the cheapest shape under the cost model); unset:
   // HERALD_DYN_ALGORITHM, else "auto".
-  std::string algorithm{};
-  // Bytes per segment with a named algorithm; 0: HERALD_SEGMENT_SIZE, else the algorithm's default
-  // (binomial: no segmenting).
-  std::size_t segment = 0;
+  std::optional<std::string> algorithm{};
+  // Bytes per segment with a named algorithm (positive); unset: HERALD_SEGMENT_SIZE, else the algorithm's
+  // default (binomial: no segmenting).
+  std::optional<std::size_t> segment{};
 };
 
 struct Status {

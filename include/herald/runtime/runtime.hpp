@@ -180,12 +180,12 @@ struct TaskInfo {
 using Mapping = std::function<int(const TaskInfo&)>;
 
 struct Options {
-  // Threads per worker that run kernels; 0: none, kernels run on the communication thread between
-  // polls; negative: HERALD_RUNTIME_THREADS, else Runtime::default_threads() (1, or 0 in a process
+  // Threads per worker that run kernels (0 or more); 0: none, kernels run on the communication thread
+  // between polls. Unset: HERALD_RUNTIME_THREADS, else Runtime::default_threads() (1, or 0 in a process
   // bound to a single core). Where MPI grants less than MPI_THREAD_FUNNELED
   // (SimGrid's SMPI), kernels run on the communication thread whatever this says, and this many modelled
   // kernels (TaskContext::occupy) overlap in simulated time.
-  int threads = -1;
+  std::optional<int> threads{};
   // unset: HERALD_RUNTIME_CONTROL (head, replicated), else head.
   std::optional<Control> control{};
   // unset: HERALD_RUNTIME_SCHEDULER (heft, round_robin, mapped, owner), else heft. In replicated control,
@@ -193,12 +193,13 @@ struct Options {
   std::optional<Scheduler> scheduler{};
   // Scheduler::mapped: the worker of a task whose TaskOptions::worker is unset.
   Mapping mapping{};
-  // A worker silent this long while it has work is reported lost; 0: HERALD_RUNTIME_TIMEOUT, else 60 s. In
-  // replicated control: a process its neighbour has not heard from this long while both are in wait().
-  double worker_timeout = 0;
-  // How often an idle or busy worker tells the head it is alive (replicated: tells the next rank, while in
-  // wait()); 0: a tenth of the timeout, at most 1 s.
-  double heartbeat = 0;
+  // A worker silent this long (seconds, positive) while it has work is reported lost; unset:
+  // HERALD_RUNTIME_TIMEOUT, else 60 s. In replicated control: a process its neighbour has not heard from this
+  // long while both are in wait().
+  std::optional<double> worker_timeout{};
+  // How often (seconds, positive) an idle or busy worker tells the head it is alive (replicated: tells the
+  // next rank, while in wait()); unset: a tenth of the timeout, at most 1 s.
+  std::optional<double> heartbeat{};
   // The longest a polling loop (a worker's, or the head's in wait()) sleeps when it has found nothing to do
   // for a while, in seconds: spinning without end takes a core from the kernels; sleeping delays noticing
   // a message by at most this. 0: never sleep (spin, yielding the processor). Unset:
@@ -233,8 +234,8 @@ struct Statistics {
 struct TaskOptions {
   int priority = 0;  // higher runs first among a worker's ready tasks
   // For Scheduler::mapped: the 0-based worker (head control: rank - 1, with one rank 0; replicated: the
-  // rank); unset (-1): Options::mapping decides.
-  int worker = -1;
+  // rank); unset: Options::mapping decides.
+  std::optional<int> worker{};
 };
 
 class Head;
@@ -282,12 +283,12 @@ class Runtime {
 // every call is made on every rank in the same order with the same handles (wait() checks it).
 class Head {
  public:
-  // Registers a buffer. Nothing moves yet. `owner`, a 0-based worker (-1: worker 0), runs the tasks that
+  // Registers a buffer. Nothing moves yet. `owner`, a 0-based worker (unset: worker 0), runs the tasks that
   // write it under Scheduler::owner; in replicated control its buffer is the one enter() takes the value
   // from.
-  Data data(std::span<std::byte> bytes, std::string name, int owner = -1);
+  Data data(std::span<std::byte> bytes, std::string name, std::optional<int> owner = {});
   template <class T>
-  Data data(std::span<T> values, std::string name, int owner = -1) {
+  Data data(std::span<T> values, std::string name, std::optional<int> owner = {}) {
     static_assert(std::is_trivially_copyable_v<T>);
     return data(std::as_writable_bytes(values), std::move(name), owner);
   }

@@ -37,7 +37,7 @@ TreeNode chain_node(int vrank, int ranks, int fanout) {
 
 Program chain_program(const Problem& p, int rank) {
   return tree_program(p, rank, p.parameters.segment,
-                      [&](int vrank) { return chain_node(vrank, p.ranks, p.parameters.fanout); });
+                      [&](int vrank) { return chain_node(vrank, p.ranks, *p.parameters.fanout); });
 }
 
 }  // namespace herald::detail

@@ -64,7 +64,7 @@ struct Pipeline {
 Pipeline pipeline(const Problem& p) {
   const double n = static_cast<double>(p.bytes);
   if (!paced(p)) return {1.0, n};
-  const double count = std::ceil(n / static_cast<double>(p.parameters.segment));
+  const double count = std::ceil(n / static_cast<double>(*p.parameters.segment));
   return {count, n / count};
 }
 
@@ -97,7 +97,7 @@ double binomial_cost(const Problem& p, const CostModel& m) {
 double knomial_cost(const Problem& p, const CostModel& m) {
   const Terms t(m, p);
   const Pipeline s = pipeline(p);
-  const int radix = p.parameters.radix;
+  const int radix = *p.parameters.radix;
   const int levels = ceil_log(radix, p.ranks);
   const int children = std::min(radix - 1, p.ranks - 1);
   return (s.count - 1) * levels * children * t.next(s.bytes) +
@@ -109,7 +109,7 @@ double chain_cost(const Problem& p, const CostModel& m) {
   const Terms t(m, p);
   const Pipeline s = pipeline(p);
   const int others = p.ranks - 1;
-  const int chains = std::clamp(p.parameters.fanout, 1, others);
+  const int chains = std::clamp(*p.parameters.fanout, 1, others);
   const int length = (others + chains - 1) / chains;
   return (s.count * chains - 1) * t.next(s.bytes) + length * t.hop(s.bytes);
 }
@@ -184,8 +184,8 @@ double simulated_cost(const AlgorithmInfo& a, const Problem& p, const CostModel&
     q.bytes = bytes;
     return simulate(make_schedule(a, q), m).predicted_seconds;
   };
-  const std::size_t segment = p.parameters.segment;
-  if (!paced(p) || p.bytes <= 2 * simulated_segments * segment) return run(p.bytes);
+  if (!paced(p) || p.bytes <= 2 * simulated_segments * *p.parameters.segment) return run(p.bytes);
+  const std::size_t segment = *p.parameters.segment;
   const double count = std::ceil(static_cast<double>(p.bytes) / static_cast<double>(segment));
   const double shorter = run(simulated_segments * segment);
   const double longer = run(2 * simulated_segments * segment);

@@ -29,7 +29,7 @@ TreeNode knomial_node(int vrank, int ranks, int radix) {
 
 Program knomial_program(const Problem& p, int rank) {
   return tree_program(p, rank, p.parameters.segment,
-                      [&](int vrank) { return knomial_node(vrank, p.ranks, p.parameters.radix); });
+                      [&](int vrank) { return knomial_node(vrank, p.ranks, *p.parameters.radix); });
 }
 
 }  // namespace herald::detail

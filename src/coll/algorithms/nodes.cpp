@@ -90,8 +90,8 @@ Program merge_stages(const Program& across, const Program& within, bool holds_al
   return out;
 }
 
-const AlgorithmInfo& leader_algorithm(LeaderStage stage) {
-  return find_algorithm(stage == LeaderStage::unset ? "chain" : leader_stage_name(stage));
+const AlgorithmInfo& leader_algorithm(std::optional<LeaderStage> stage) {
+  return find_algorithm(leader_stage_name(stage.value_or(LeaderStage::chain)));
 }
 
 Problem leaders_problem(const Problem& p, int nodes) {

@@ -41,7 +41,7 @@ Program merge_stages(const Program& across, const Program& within, bool holds_al
 
 // The table algorithm a leader stage runs (chain where unset), and the problem it solves among `nodes`
 // leaders (virtual nodes, the root's first), with its defaults.
-const AlgorithmInfo& leader_algorithm(LeaderStage stage);
+const AlgorithmInfo& leader_algorithm(std::optional<LeaderStage> stage);
 Problem leaders_problem(const Problem& p, int nodes);
 
 // A program of one stage: a pipelined broadcast over a group, in the group's ranks.

@@ -150,6 +150,10 @@ std::string_view leader_stage_name(LeaderStage stage) noexcept {
   return {};
 }
 
+std::string_view leader_stage_name(std::optional<LeaderStage> stage) noexcept {
+  return stage ? leader_stage_name(*stage) : std::string_view{};
+}
+
 std::string leader_stage_names() {
   std::string names;
   for (const StageName& s : stage_names) names += (names.empty() ? "" : ", ") + std::string(s.name);
@@ -183,25 +187,32 @@ void validate(const Problem& p) {
   if (p.root < 0 || p.root >= p.ranks)
     throw Error(Errc::invalid_root,
                 "root " + std::to_string(p.root) + " is not a rank of a " + std::to_string(p.ranks) + "-rank group");
-  if (p.parameters.fanout < 0)
-    throw Error(Errc::invalid_argument, "fan-out " + std::to_string(p.parameters.fanout) + " is negative");
-  if (p.parameters.radix < 0 || p.parameters.radix == 1)
-    throw Error(Errc::invalid_argument, "radix " + std::to_string(p.parameters.radix) + " is below 2");
-  if (p.parameters.leaders != LeaderStage::unset && leader_stage_name(p.parameters.leaders).empty())
+  const Parameters& q = p.parameters;
+  if (q.segment && *q.segment == 0) throw Error(Errc::invalid_argument, "segment size 0 is not positive");
+  if (q.fanout && *q.fanout < 1)
+    throw Error(Errc::invalid_argument, "fan-out " + std::to_string(*q.fanout) + " is below 1");
+  if (q.radix && *q.radix < 2)
+    throw Error(Errc::invalid_argument, "radix " + std::to_string(*q.radix) + " is below 2");
+  if (q.leaders && leader_stage_name(*q.leaders).empty())
     throw Error(Errc::invalid_argument,
-                "leader stage " + std::to_string(static_cast<int>(p.parameters.leaders)) + " is not one herald knows");
-  if (p.parameters.node_size < 0)
-    throw Error(Errc::invalid_argument, "node size " + std::to_string(p.parameters.node_size) + " is negative");
+                "leader stage " + std::to_string(static_cast<int>(*q.leaders)) + " is not one herald knows");
+  if (q.node_size && *q.node_size < 1)
+    throw Error(Errc::invalid_argument, "node size " + std::to_string(*q.node_size) + " is below 1");
 }
 
 Problem with_defaults(const AlgorithmInfo& a, Problem p) {
   validate(p);
+  // Exactly the fields the algorithm reads stay set: two problems that differ only in what it ignores
+  // are the same problem (one plan, one cache entry).
+  auto pick = [](bool reads, const auto& given, const auto& fallback) {
+    return reads ? (given ? given : fallback) : std::nullopt;
+  };
   Parameters& q = p.parameters;
-  q.segment = a.reads_segment ? (q.segment ? q.segment : a.defaults.segment) : 0;
-  q.fanout = a.reads_fanout ? (q.fanout ? q.fanout : a.defaults.fanout) : 0;
-  q.radix = a.reads_radix ? (q.radix ? q.radix : a.defaults.radix) : 0;
-  q.node_size = a.reads_node_size ? q.node_size : 0;
-  q.leaders = a.reads_leaders ? (q.leaders != LeaderStage::unset ? q.leaders : a.defaults.leaders) : LeaderStage::unset;
+  q.segment = pick(a.reads_segment, q.segment, a.defaults.segment);
+  q.fanout = pick(a.reads_fanout, q.fanout, a.defaults.fanout);
+  q.radix = pick(a.reads_radix, q.radix, a.defaults.radix);
+  q.node_size = pick(a.reads_node_size, q.node_size, std::optional<int>{});
+  q.leaders = pick(a.reads_leaders, q.leaders, a.defaults.leaders);
   if (!a.reads_node_size) p.layout = {};  // nothing else reads it: plans do not differ by it
   return p;
 }

@@ -23,7 +23,7 @@ namespace {
 int half_of(int vrank) { return vrank % 2 == 1 ? 0 : 1; }
 
 // An empty half (a 1-byte message) is still one message, so that the messages do not depend on the count.
-std::vector<ByteRange> segments_of(ByteRange half, std::size_t segment) {
+std::vector<ByteRange> segments_of(ByteRange half, std::optional<std::size_t> segment) {
   if (half.length == 0) return {half};
   std::vector<ByteRange> out = segments(half.length, segment);
   for (ByteRange& piece : out) piece.offset += half.offset;

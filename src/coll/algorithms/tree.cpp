@@ -2,7 +2,7 @@
 
 namespace herald::detail {
 
-Program tree_program(const TreeNode& node, std::size_t bytes, std::size_t segment) {
+Program tree_program(const TreeNode& node, std::size_t bytes, std::optional<std::size_t> segment) {
   Program program;
   const auto pieces = segments(bytes, segment);
   program.reserve(pieces.size() * (node.children.size() + (node.parent >= 0 ? 1 : 0)));

@@ -15,7 +15,7 @@ struct TreeNode {
 
 // Segment by segment: receive it from the parent, then send it to each child in turn. With receives posted
 // up front, a node forwards segment k while segment k+1 is still arriving.
-Program tree_program(const TreeNode& node, std::size_t bytes, std::size_t segment);
+Program tree_program(const TreeNode& node, std::size_t bytes, std::optional<std::size_t> segment);
 
 // A rank's place in a binomial tree of `ranks` in virtual ranks (binomial.cpp).
 TreeNode binomial_node(int vrank, int ranks);
@@ -25,7 +25,7 @@ TreeNode to_real(TreeNode node, int root, int ranks);
 
 // The program of real rank `rank` in a tree that `build(vrank)` describes in virtual ranks.
 template <class Build>
-Program tree_program(const Problem& p, int rank, std::size_t segment, Build&& build) {
+Program tree_program(const Problem& p, int rank, std::optional<std::size_t> segment, Build&& build) {
   return tree_program(to_real(build(herald::to_virtual(rank, p.root, p.ranks)), p.root, p.ranks), p.bytes, segment);
 }
 

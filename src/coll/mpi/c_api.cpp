@@ -8,7 +8,8 @@ namespace {
 
 int typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, const char* algorithm) {
   try {
-    herald::mpi::typed_bcast(buffer, count, type, root, comm, algorithm ? algorithm : "");
+    herald::mpi::typed_bcast(buffer, count, type, root, comm,
+                             algorithm ? std::optional<std::string_view>(algorithm) : std::nullopt);
     return MPI_SUCCESS;
   } catch (...) {
     return herald::mpi::report_exception(comm);

@@ -24,10 +24,12 @@ std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
   auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
   mix(static_cast<std::size_t>(k.root));
   mix(k.bytes);
-  mix(k.parameters.segment);
-  mix(static_cast<std::size_t>(k.parameters.fanout) << 32 | static_cast<unsigned>(k.parameters.radix));
-  mix(static_cast<std::size_t>(k.parameters.node_size) << 9 | static_cast<std::size_t>(k.parameters.leaders) << 1 |
-      static_cast<std::size_t>(k.node_memory));
+  // Unset fields hash as 0, which no set field holds.
+  const Parameters& p = k.parameters;
+  mix(p.segment.value_or(0));
+  mix(static_cast<std::size_t>(p.fanout.value_or(0)) << 32 | static_cast<unsigned>(p.radix.value_or(0)));
+  mix(static_cast<std::size_t>(p.node_size.value_or(0)) << 9 |
+      static_cast<std::size_t>(p.leaders.value_or(LeaderStage{})) << 1 | static_cast<std::size_t>(k.node_memory));
   return h;
 }
 

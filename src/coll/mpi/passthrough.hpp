@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace herald::mpi {
@@ -23,14 +24,15 @@ class Passthrough {
     CommState* state = nullptr;  // the attribute keeps it while `user` lives; forget() clears this
     std::size_t bytes = 0;
     int root = 0;
-    std::string algorithm;
+    std::optional<std::string> algorithm;
     Parameters parameters;
   };
   const Call& last() const noexcept { return last_; }
   void remember(CommState& state, std::size_t bytes, int root, const Options& options) {
     if (bytes == 0 || bytes > max_message_bytes) return;
     last_ = {.user = state.user(), .state = &state, .bytes = bytes, .root = root,
-             .algorithm = std::string(options.algorithm), .parameters = options.parameters};
+             .algorithm = options.algorithm ? std::optional<std::string>(*options.algorithm) : std::nullopt,
+             .parameters = options.parameters};
   }
   // `user` is being freed: a later communicator may reuse its handle.
   void forget(MPI_Comm user) noexcept {

@@ -31,7 +31,7 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
       program(make_program(a, problem, rank, limit)),
       dataflow(program, rank == problem.root, problem.bytes, rank) {
   // The ring holds the nodes the communicator's layout gives; a node size set by hand names others.
-  if (problem.node_memory && a.node_memory && problem.parameters.node_size == 0) {
+  if (problem.node_memory && a.node_memory && !problem.parameters.node_size) {
     node = lower_to_node_memory(program, problem.layout, rank, node_memory_slot_bytes);
     sends = std::move(node.sends);
     recvs = std::move(node.recvs);

@@ -38,8 +38,8 @@ CollSettings::CollSettings(TuningState& tuning) {
   }
 }
 
-const AlgorithmInfo* CollSettings::algorithm(std::string_view name, bool& native) {
-  if (name.empty()) name = default_algorithm_;
+const AlgorithmInfo* CollSettings::algorithm(std::optional<std::string_view> given, bool& native) {
+  const std::string_view name = given ? *given : std::string_view(default_algorithm_);
   if (name != last_name_) {
     last_native_ = name == "native";
     last_algorithm_ = (last_native_ || name == "auto") ? nullptr : &find_algorithm(name);

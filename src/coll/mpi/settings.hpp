@@ -45,7 +45,7 @@ class CollSettings {
 
   // A name from the table, nullptr for "auto" or "native" (`native` says which); an empty name is
   // HERALD_ALGORITHM's. Throws on unknown names.
-  const AlgorithmInfo* algorithm(std::string_view name, bool& native);
+  const AlgorithmInfo* algorithm(std::optional<std::string_view> name, bool& native);
 
  private:
   std::string default_algorithm_;

@@ -50,11 +50,11 @@ void TuningState::explain(const Problem& problem, const TuningCell* cell) {
   if (!explained_.insert({problem.ranks, problem.bytes}).second) return;
   const auto parameters = [](const Parameters& p) {
     std::string text;
-    if (p.segment) text += " segment " + std::to_string(p.segment);
-    if (p.fanout) text += " fanout " + std::to_string(p.fanout);
-    if (p.radix) text += " radix " + std::to_string(p.radix);
-    if (p.node_size) text += " node_size " + std::to_string(p.node_size);
-    if (p.leaders != LeaderStage::unset) text += " leaders " + std::string(leader_stage_name(p.leaders));
+    if (p.segment) text += " segment " + std::to_string(*p.segment);
+    if (p.fanout) text += " fanout " + std::to_string(*p.fanout);
+    if (p.radix) text += " radix " + std::to_string(*p.radix);
+    if (p.node_size) text += " node_size " + std::to_string(*p.node_size);
+    if (p.leaders) text += " leaders " + std::string(leader_stage_name(*p.leaders));
     return text;
   };
   if (cell) {

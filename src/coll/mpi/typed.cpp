@@ -162,7 +162,8 @@ TypedBuffer typed_buffer(const Slot& slot, void* buffer, int count, MPI_Datatype
 
 }  // namespace
 
-void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, std::string_view algorithm) {
+void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                 std::optional<std::string_view> algorithm) {
   Context& context = Context::get();
   const Options options{.algorithm = algorithm};
   // A repeat of the last pass-through (Context::repeat_passthrough), in a type remembered as plain.

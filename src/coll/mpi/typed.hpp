@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -69,7 +70,8 @@ struct TypedRequest {
 // MPI_Bcast and MPI_Ibcast on herald. Every rank takes its place in the communicator's call sequence before
 // any check that could fail on some ranks only, so that one refused call does not shift later ones. Throw
 // herald::Error on bad input.
-void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, std::string_view algorithm);
+void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                 std::optional<std::string_view> algorithm);
 TypedRequest typed_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
 }  // namespace herald::mpi
