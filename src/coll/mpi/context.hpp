@@ -80,13 +80,7 @@ class Context {
         forwarders_.forwarding() || tracing_.recorder() || options.parameters != p.parameters ||
         options.algorithm.has_value() != p.algorithm.has_value())
       return MPI_COMM_NULL;
-    if (options.algorithm) {
-      const std::string_view given = *options.algorithm, last = *p.algorithm;
-      if (given.size() != last.size()) return MPI_COMM_NULL;
-      // Names are a few characters: compared here rather than by a call to memcmp.
-      for (std::size_t i = 0; i < last.size(); ++i)
-        if (given[i] != last[i]) return MPI_COMM_NULL;
-    }
+    if (options.algorithm && *options.algorithm != std::string_view(*p.algorithm)) return MPI_COMM_NULL;
     p.state->next_tag();  // in step with ranks that took the long way, which drew a tag
     return p.state->comm();
   }
