@@ -4,9 +4,11 @@
 // spans nodes, between rank 0 and a rank of another node. With --exhaustive: for every (ranks, bytes) of a
 // grid, every algorithm at its defaults and each segmented one at each segment size, interleaved with the
 // installed MPI_Bcast, medians of the repetitions; the fastest is the cell's winner if it is distinguishably
-// faster than MPI_Bcast (its min-max range below native's) in that round and again in a second round of the
-// two alone, else native.
+// faster than MPI_Bcast (its min-max range below native's) in that round, again in a second round of the two
+// alone, and once more at the end of the run (pick_holds(), with a margin where ranks outnumber cores), else
+// native.
 #include "calibration.hpp"
+#include "candidates.hpp"
 #include "cli.hpp"
 #include "contender.hpp"
 #include "mpi_call.hpp"
@@ -25,6 +27,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace herald::bench {
@@ -37,6 +40,7 @@ struct Settings {
   std::size_t max_bytes = 4 << 20;  // the grid's sizes: 1, 2, 4, ... up to this
   int reps = 5;
   double sample_seconds = 20e-3;  // each sample runs about this long
+  bool oversubscribed = false;    // more ranks on a node than it has cores (found, not given)
 };
 
 // The communicator of `members` (ranks of MPI_COMM_WORLD, in order), or MPI_COMM_NULL on the others.
@@ -76,26 +80,6 @@ std::vector<int> node_leaders() {
   return leaders;
 }
 
-// The candidates of one cell: native first, every algorithm at its defaults, and each segmented one at
-// segment sizes 16 KiB, 64 KiB, ... below the message size. The hierarchical one runs with the job's ranks
-// per node, only where the cell's ranks span several nodes (`node_size` set).
-std::vector<Contender> candidates(std::size_t bytes, std::optional<int> node_size) {
-  std::vector<Contender> list;
-  list.emplace_back("native", Parameters{}, false);
-  for (const AlgorithmInfo& a : algorithms()) {
-    if (a.reads_node_size && !node_size) continue;
-    const Parameters base{.node_size = a.reads_node_size ? node_size : std::nullopt};
-    list.emplace_back(std::string(a.name), base, false);
-    if (!a.reads_segment) continue;
-    for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4) {
-      Parameters p = base;
-      p.segment = segment;
-      if (segment != a.defaults.segment) list.emplace_back(std::string(a.name), p, false);
-    }
-  }
-  return list;
-}
-
 // The slowest rank's seconds per broadcast over `iterations`.
 double sample(const Contender& c, std::span<std::byte> buffer, MPI_Comm comm, int iterations) {
   const double mine = c.average_seconds(buffer, 0, comm, iterations);
@@ -119,16 +103,49 @@ void check(const Contender& c, std::span<std::byte> buffer, MPI_Comm comm) {
   if (any) throw Error(Errc::invalid_argument, c.name() + " delivered wrong data for " + std::to_string(buffer.size()) + " bytes");
 }
 
+// The communicator of world ranks 0 .. p-1 (MPI_COMM_NULL on the others): the grid's cells for p ranks.
+MPI_Comm first_ranks(int p) {
+  std::vector<int> members(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) members[static_cast<std::size_t>(r)] = r;
+  return sub_communicator(members);
+}
+
+void print_cell(const TuningCell& cell) {
+  std::string name = cell.algorithm;
+  if (cell.parameters.segment) name += " / " + std::to_string(*cell.parameters.segment) + " B segments";
+  std::printf("| %d | %zu | %s | %.2f | %.2f | %.2f |\n", cell.ranks, cell.bytes, name.c_str(), cell.seconds * 1e6,
+              cell.native_seconds * 1e6, cell.native_seconds / std::max(cell.seconds, 1e-12));
+  std::fflush(stdout);
+}
+
+// One iteration count for every contender of a cell, from native's time over a few (a single broadcast after
+// a barrier is no measure of back-to-back ones): each sample lasts about sample_seconds, 5 to 1000
+// broadcasts, as herald-bcast-bench's.
+int iterations_for(const Contender& native, std::span<std::byte> buffer, MPI_Comm comm, const Settings& s) {
+  const double once = sample(native, buffer, comm, 5);
+  return static_cast<int>(std::clamp(s.sample_seconds / std::max(once, 1e-9), 5.0, 1000.0));
+}
+
+// Whether `pick` is still faster than `native` in a round of the two alone (tune::pick_holds()).
+bool pick_holds(const Contender& pick, const Contender& native, std::span<std::byte> buffer, MPI_Comm comm,
+                int iterations, const Settings& s) {
+  std::vector<double> again_pick, again_native;
+  for (int rep = 0; rep < s.reps; ++rep) {
+    again_native.push_back(sample(native, buffer, comm, iterations));
+    again_pick.push_back(sample(pick, buffer, comm, iterations));
+  }
+  return tune::pick_holds(again_pick, again_native, s.oversubscribed);
+}
+
 // One cell of the grid, measured on `comm` (its first `ranks` world ranks).
-TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, std::optional<int> node_size, const Settings& s) {
+TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, std::optional<int> node_size, bool spans_nodes,
+                        const Settings& s) {
   std::vector<std::byte> buffer(bytes);
-  std::vector<Contender> list = candidates(bytes, node_size);
+  std::vector<Contender> list;
+  for (const tune::Candidate& c : tune::candidates(bytes, node_size, spans_nodes))
+    list.emplace_back(c.algorithm, c.parameters, false);
   for (const Contender& c : list) check(c, buffer, comm);
-  // One iteration count for all, from native's time over a few (a single broadcast after a barrier is no
-  // measure of back-to-back ones): each sample lasts about sample_seconds, 5 to 1000 broadcasts, as
-  // herald-bcast-bench's.
-  const double once = sample(list.front(), buffer, comm, 5);
-  const int iterations = static_cast<int>(std::clamp(s.sample_seconds / std::max(once, 1e-9), 5.0, 1000.0));
+  const int iterations = iterations_for(list.front(), buffer, comm, s);
   std::vector<std::vector<double>> samples(list.size());
   for (int rep = 0; rep < s.reps; ++rep)
     for (std::size_t i = 0; i < list.size(); ++i) samples[i].push_back(sample(list[i], buffer, comm, iterations));
@@ -140,16 +157,9 @@ TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, std::option
   for (std::size_t i = 2; i < list.size(); ++i)
     if (spreads[i].median < spreads[best].median) best = i;
   if (compare(spreads[best], spreads.front()) != Verdict::faster) best = 0;
-  if (best != 0) {
-    // A second, separate round of the two alone must confirm it: one round's drift (a core busy elsewhere
-    // for a while) can make a candidate look faster than it is.
-    std::vector<double> again_native, again_best;
-    for (int rep = 0; rep < s.reps; ++rep) {
-      again_native.push_back(sample(list.front(), buffer, comm, iterations));
-      again_best.push_back(sample(list[best], buffer, comm, iterations));
-    }
-    if (compare(spread_of(again_best), spread_of(again_native)) != Verdict::faster) best = 0;
-  }
+  // A second, separate round of the two alone must confirm it: one round's drift (a core busy elsewhere for
+  // a while) can make a candidate look faster than it is.
+  if (best != 0 && !pick_holds(list[best], list.front(), buffer, comm, iterations, s)) best = 0;
   return {.ranks = ranks,
           .bytes = bytes,
           .algorithm = list[best].is_native() ? "native" : list[best].name(),
@@ -197,6 +207,10 @@ int run(int argc, char** argv) {
   const std::vector<int> leaders = node_leaders();
   const auto on_my_node = std::ranges::count(leaders, leaders[0]);
   if (tuning.layout.ranks_per_node == 0) tuning.layout.ranks_per_node = static_cast<int>(on_my_node);
+  // Rank 0's node decides for every rank, so that all pick alike.
+  int oversubscribed = on_my_node > static_cast<long>(std::max(1U, std::thread::hardware_concurrency()));
+  BENCH_MPI(MPI_Bcast(&oversubscribed, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  s.oversubscribed = oversubscribed != 0;
   // Rank 0 and the next rank of its node; rank 0 and the first rank of another node.
   int neighbour = -1, remote = -1;
   for (int r = 1; r < size; ++r) {
@@ -230,29 +244,40 @@ int run(int argc, char** argv) {
 
   if (s.exhaustive) {
     if (me == 0) std::printf("\n| ranks | bytes | winner | us | native us | native / winner |\n|---|---|---|---|---|---|\n");
+    std::vector<TuningCell> cells;  // those of the rank counts this rank takes part in (rank 0: all)
     for (int p : s.ranks) {
-      std::vector<int> members(static_cast<std::size_t>(p));
-      for (int r = 0; r < p; ++r) members[static_cast<std::size_t>(r)] = r;
-      MPI_Comm comm = sub_communicator(members);
-      for (std::size_t bytes = 1; bytes <= s.max_bytes; bytes *= 2) {
-        if (comm != MPI_COMM_NULL) {
-          // herald applies the launcher's ranks per node to communicators shaped like MPI_COMM_WORLD only.
-          const std::optional<int> node_size =
-              p == size && tuning.layout.ranks_per_node < size ? std::optional(tuning.layout.ranks_per_node) : std::nullopt;
-          TuningCell cell = measure_cell(comm, p, bytes, node_size, s);
-          if (me == 0) {
-            std::string name = cell.algorithm;
-            if (cell.parameters.segment) name += " / " + std::to_string(*cell.parameters.segment) + " B segments";
-            std::printf("| %d | %zu | %s | %.2f | %.2f | %.2f |\n", p, bytes, name.c_str(), cell.seconds * 1e6,
-                        cell.native_seconds * 1e6, cell.native_seconds / std::max(cell.seconds, 1e-12));
-            std::fflush(stdout);
-            tuning.cells.push_back(std::move(cell));
-          }
-        }
+      MPI_Comm comm = first_ranks(p);
+      const bool spans_nodes = std::ranges::count(leaders.begin(), leaders.begin() + p, leaders[0]) < p;
+      for (std::size_t bytes = 1; bytes <= s.max_bytes && comm != MPI_COMM_NULL; bytes *= 2) {
+        // herald applies the launcher's ranks per node to communicators shaped like MPI_COMM_WORLD only.
+        const std::optional<int> node_size =
+            p == size && tuning.layout.ranks_per_node < size ? std::optional(tuning.layout.ranks_per_node) : std::nullopt;
+        cells.push_back(measure_cell(comm, p, bytes, node_size, spans_nodes, s));
+        if (me == 0) print_cell(cells.back());
       }
       if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
       BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
     }
+    // A pick stands only if it still beats native at the end of the run: a core busy for a while, or a
+    // launch's placement, can make a candidate look faster over the minutes of one cell.
+    if (me == 0) std::printf("\nat the end of the run, each pick against native again:\n");
+    for (int p : s.ranks) {
+      MPI_Comm comm = first_ranks(p);
+      for (TuningCell& cell : cells) {
+        if (comm == MPI_COMM_NULL || cell.ranks != p || cell.algorithm == "native") continue;
+        std::vector<std::byte> buffer(cell.bytes);
+        const Contender pick(cell.algorithm, cell.parameters, false), native("native", {}, false);
+        const bool holds = pick_holds(pick, native, buffer, comm, iterations_for(native, buffer, comm, s), s);
+        if (me == 0)
+          std::printf("| %d | %zu | %s | %s |\n", p, cell.bytes, cell.algorithm.c_str(),
+                      holds ? "holds" : "no longer faster: native");
+        if (!holds) cell = {.ranks = cell.ranks, .bytes = cell.bytes, .algorithm = "native",
+                            .seconds = cell.native_seconds, .native_seconds = cell.native_seconds};
+      }
+      if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+      BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    if (me == 0) tuning.cells = std::move(cells);
   }
   if (me == 0) {
     std::ofstream(s.output) << tuning_json(tuning);

@@ -6,6 +6,7 @@
 #include <herald/simulator.hpp>
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -62,6 +63,16 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
 
 // The algorithm choose_algorithm() picks.
 const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& model, LinkLoads* loads = nullptr);
+
+// What "auto" runs where no measurement (tuning file) speaks for the size. On one node whose ranks share
+// memory (problem.node_memory, the layout's one node), the installed MPI_Bcast is the peer to beat, over the
+// same memory, and the model cannot price it: herald's messages are no faster than its own, and node memory
+// (AlgorithmInfo::node_memory) wins only once a call is long enough to pay for its synchronisation. So auto
+// keeps MPI_Bcast there below `native_below` bytes (std::nullopt) and from there runs the cheapest algorithm
+// that carries the node through its memory. Elsewhere it is choose_algorithm(). Pure and deterministic.
+bool keeps_native(const Problem& problem, std::size_t native_below) noexcept;
+std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model, std::size_t native_below,
+                                        LinkLoads* loads = nullptr);
 
 // Built-in models of typical machines (docs/tuning.md, "Without a tuning file"): published orders of
 // magnitude for their latency, bandwidth and per-message cost, not measurements of any one machine.

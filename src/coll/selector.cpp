@@ -152,6 +152,25 @@ const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& m
 }
 
 namespace {
+bool one_shared_node(const Problem& problem) noexcept {
+  return problem.node_memory && problem.ranks > 1 && node_counts(problem).nodes == 1;
+}
+}  // namespace
+
+bool keeps_native(const Problem& problem, std::size_t native_below) noexcept {
+  return one_shared_node(problem) && problem.bytes < native_below;
+}
+
+std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model, std::size_t native_below,
+                                        LinkLoads* loads) {
+  if (keeps_native(problem, native_below)) return std::nullopt;
+  if (!one_shared_node(problem)) return choose_algorithm(problem, model, loads);
+  for (const Choice& c : rank_algorithms(problem, model, loads))
+    if (c.algorithm->node_memory) return c;
+  return std::nullopt;  // no algorithm of the table uses node memory: the MPI's own
+}
+
+namespace {
 // Within a node, MPI over shared memory: about 0.4 us and 10 GB/s.
 constexpr double shm_alpha = 4.0e-7, shm_beta = 1.0e-10;
 constexpr CostModel cluster(double alpha, double beta, double overhead, std::size_t eager) {

@@ -109,7 +109,10 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   const AlgorithmInfo* algorithm = key.algorithm;
   double predicted = 0;
   if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
-    const Choice choice = choose_algorithm(problem, context.tuning().cost_model(), &loads_);
+    const CostModel& model = context.tuning().cost_model();
+    const std::optional<Choice> unmeasured =
+        choose_unmeasured(problem, model, context.settings().native_below(), &loads_);
+    const Choice choice = unmeasured ? *unmeasured : choose_algorithm(problem, model, &loads_);
     algorithm = choice.algorithm;
     problem.parameters = choice.parameters;
     predicted = choice.seconds;

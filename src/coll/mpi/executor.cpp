@@ -499,17 +499,22 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   call.key.node_memory = !call.key.parameters.node_size && slot.state->node_memory_open();
   if (!call.key.algorithm && !call.native) {
     // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
-    // rank decides alike), else the cost model, in CommState::plan().
+    // rank decides alike), else MPI_Bcast for a short call on one node, else the cost model, in
+    // CommState::plan() (choose_unmeasured()).
     const TuningCell* cell = context.tuning().measured(ranks, bytes);
+    const Problem problem{.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters,
+                          .layout = slot.state->layout(), .node_memory = call.key.node_memory};
     call.why = cell ? "auto: tuning file" : "auto: cost model";
     if (cell && cell->algorithm == "native") {
       call.native = true;
     } else if (cell) {
       call.key.algorithm = &find_algorithm(cell->algorithm);
       call.key.parameters = merge(call.key.parameters, cell->parameters);
+    } else if (keeps_native(problem, context.settings().native_below())) {
+      call.native = true;
+      call.why = "auto: one node, short";
     }
-    if (slot.state->rank() == 0)
-      context.explain({.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters}, cell);
+    if (slot.state->rank() == 0) context.explain(problem, cell);
   }
   validate({.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters});
   return call;

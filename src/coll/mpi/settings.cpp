@@ -27,6 +27,7 @@ CollSettings::CollSettings(TuningState& tuning) {
         throw Error(Errc::invalid_argument, "HERALD_EMULATE_NODES '" + *v + "' must name at least 1");
     }
     window_ = send_window_from_environment();
+    if (auto v = environment("HERALD_AUTO_NATIVE_BELOW")) native_below_ = parse_bytes(*v, "HERALD_AUTO_NATIVE_BELOW");
     if (auto v = environment("HERALD_MAX_MESSAGE_BYTES")) {
       message_limit_ = parse_bytes(*v, "HERALD_MAX_MESSAGE_BYTES");
       if (message_limit_ == 0 || message_limit_ > max_message_bytes)

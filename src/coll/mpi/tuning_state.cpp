@@ -45,7 +45,7 @@ const TuningCell* TuningState::measured(int ranks, std::size_t bytes) {
   return last_measured_ = it->second;
 }
 
-void TuningState::explain(const Problem& problem, const TuningCell* cell) {
+void TuningState::explain(const Problem& problem, const TuningCell* cell, std::size_t native_below) {
   if (problem.ranks < 2 || problem.bytes == 0) return;  // nothing moves: nothing to choose
   if (!explained_.insert({problem.ranks, problem.bytes}).second) return;
   const auto parameters = [](const Parameters& p) {
@@ -63,17 +63,29 @@ void TuningState::explain(const Problem& problem, const TuningCell* cell) {
                  cell->seconds * 1e6, cell->native_seconds * 1e6, cell->ranks, cell->bytes);
     return;
   }
-  const std::vector<Choice> ranked = rank_algorithms(problem, model_);
   std::string text = "herald auto: " + std::to_string(problem.ranks) + " ranks, " + std::to_string(problem.bytes) +
-                     " bytes: " + std::string(ranked.front().algorithm->name) + parameters(ranked.front().parameters);
-  char figures[160];
-  std::snprintf(figures, sizeof figures, ", predicted %.2f us (alpha %.3g s, beta %.3g s/byte, gap %.3g s%s); then",
-                ranked.front().seconds * 1e6, model_.alpha, model_.beta, model_.port_seconds(),
-                tuning_ ? ", from the tuning file" : "");
+                     " bytes: ";
+  if (keeps_native(problem, native_below)) {
+    std::fprintf(stderr, "%snative: one node whose ranks share memory, no tuning-file cell, below "
+                 "HERALD_AUTO_NATIVE_BELOW (%zu bytes)\n", text.c_str(), native_below);
+    return;
+  }
+  // The same choice as the call's (CommState::plan()), and the prices it compared.
+  const std::optional<Choice> unmeasured = choose_unmeasured(problem, model_, native_below);
+  const Choice chosen = unmeasured ? *unmeasured : choose_algorithm(problem, model_);
+  text += std::string(chosen.algorithm->name) + parameters(chosen.parameters);
+  char figures[200];
+  std::snprintf(figures, sizeof figures, ", predicted %.2f us (alpha %.3g s, beta %.3g s/byte, gap %.3g s%s%s%s); then",
+                chosen.seconds * 1e6, model_.alpha, model_.beta, model_.port_seconds(),
+                tuning_ ? ", from the tuning file" : "", problem.node_memory ? ", node memory" : "",
+                unmeasured && chosen.algorithm->node_memory && node_counts(problem).nodes == 1
+                    ? ", one node: node memory only" : "");
   text += figures;
-  for (std::size_t i = 1; i < ranked.size() && i < 4; ++i) {
-    std::snprintf(figures, sizeof figures, "%s %s %.2f us", i > 1 ? "," : "", std::string(ranked[i].algorithm->name).c_str(),
-                  ranked[i].seconds * 1e6);
+  int shown = 0;
+  for (const Choice& c : rank_algorithms(problem, model_)) {
+    if (c.algorithm == chosen.algorithm || shown == 3) continue;
+    std::snprintf(figures, sizeof figures, "%s %s %.2f us", shown++ > 0 ? "," : "", std::string(c.algorithm->name).c_str(),
+                  c.seconds * 1e6);
     text += figures;
   }
   std::fprintf(stderr, "%s\n", text.c_str());

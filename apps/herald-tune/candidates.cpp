@@ -1,0 +1,32 @@
+#include "candidates.hpp"
+
+#include "statistics.hpp"
+
+#include <herald/algorithms.hpp>
+
+namespace herald::tune {
+
+std::vector<Candidate> candidates(std::size_t bytes, std::optional<int> node_size, bool spans_nodes) {
+  std::vector<Candidate> list{{"native"}};
+  for (const AlgorithmInfo& a : algorithms()) {
+    const Parameters base{.node_size = a.reads_node_size ? node_size : std::nullopt};
+    list.push_back({std::string(a.name), base});
+    if (!a.reads_segment || (a.reads_node_size && !spans_nodes)) continue;
+    for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4) {
+      if (segment == a.defaults.segment) continue;
+      Parameters p = base;
+      p.segment = segment;
+      list.push_back({std::string(a.name), p});
+    }
+  }
+  return list;
+}
+
+bool pick_holds(std::span<const double> pick, std::span<const double> native, bool oversubscribed) {
+  if (pick.empty() || native.empty()) return false;
+  const bench::Spread p = bench::spread_of(pick), n = bench::spread_of(native);
+  if (bench::compare(p, n) != bench::Verdict::faster) return false;
+  return !oversubscribed || p.median <= oversubscribed_margin * n.median;
+}
+
+}  // namespace herald::tune

@@ -1,0 +1,54 @@
+// What auto runs where no tuning-file cell speaks: on one node sharing memory, MPI_Bcast below the size rule
+// and a node-memory algorithm from there; elsewhere the cost model's choice.
+#include <herald/algorithms.hpp>
+#include <herald/selector.hpp>
+
+#include <gtest/gtest.h>
+
+namespace herald {
+namespace {
+
+const CostModel models[] = {{.alpha = 1e-6, .beta = 1e-10},
+                            {.alpha = 1.25e-7, .beta = 8.55e-11},  // one node, as herald-bcast-bench calibrates it
+                            {.alpha = 2e-6, .beta = 8e-11, .network = Network::fair_sharing, .overhead = 4e-8,
+                             .eager_bytes = 65536}};
+
+TEST(Unmeasured, OneNodeKeepsNativeBelowTheRuleThenNodeMemory) {
+  for (const CostModel& model : models)
+    for (int ranks : {2, 3, 4, 8, 17})
+      for (std::size_t below : {std::size_t{0}, std::size_t{512}, std::size_t{4096}})
+        for (std::size_t bytes : {std::size_t{1}, std::size_t{64}, std::size_t{511}, std::size_t{512}, std::size_t{4096},
+                                  std::size_t{1} << 20}) {
+          const Problem p{.ranks = ranks, .root = ranks / 2, .bytes = bytes, .layout = NodeLayout::blocks(ranks, ranks),
+                          .node_memory = true};
+          const std::optional<Choice> c = choose_unmeasured(p, model, below);
+          EXPECT_EQ(keeps_native(p, below), bytes < below);
+          if (bytes < below) {
+            EXPECT_FALSE(c) << ranks << " ranks, " << bytes << " bytes";
+          } else {
+            ASSERT_TRUE(c) << ranks << " ranks, " << bytes << " bytes";
+            EXPECT_TRUE(c->algorithm->node_memory) << c->algorithm->name << ": messages do not beat the MPI's own";
+          }
+        }
+}
+
+// Without node memory, or across nodes, the rule does not apply: the cost model's choice, at every size.
+TEST(Unmeasured, ElsewhereTheCostModelChooses) {
+  for (const CostModel& model : models)
+    for (std::size_t bytes : {std::size_t{1}, std::size_t{64}, std::size_t{65536}}) {
+      const Problem one_node_no_memory{.ranks = 4, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(4, 4)};
+      const Problem across{.ranks = 8, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(8, 4), .node_memory = true};
+      for (const Problem& p : {one_node_no_memory, across}) {
+        EXPECT_FALSE(keeps_native(p, 512));
+        const std::optional<Choice> c = choose_unmeasured(p, model, 512);
+        ASSERT_TRUE(c);
+        EXPECT_EQ(c->algorithm, choose_algorithm(p, model).algorithm);
+        EXPECT_EQ(c->parameters, choose_algorithm(p, model).parameters);
+      }
+    }
+  // One rank moves nothing: no rule either.
+  EXPECT_FALSE(keeps_native({.ranks = 1, .bytes = 8, .layout = NodeLayout::blocks(1, 1), .node_memory = true}, 512));
+}
+
+}  // namespace
+}  // namespace herald
