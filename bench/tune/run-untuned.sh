@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# auto with no tuning file, as the drop-in runs it first: for each rank count, herald-bcast-bench runs every
+# herald algorithm, auto and the installed MPI_Bcast (native), interleaved in one launch on this one node,
+# its default sweep (1 B to 16 MiB), 7 repetitions, without HERALD_TUNING_FILE. Writes
+# <out>/untuned_<mpi>_p<P>.{txt,csv} and prints the summary (bench/tune/summary.py): auto against native,
+# and against herald's fastest where that beats native.
+#
+#   bench/tune/run-untuned.sh [--ranks "2 4"] [--build DIR] [--out DIR]
+#
+# The MPI is the build's: a build configured with -DMPI_EXECUTABLE_SUFFIX=.mpich measures MPICH.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ranks="2 4" build=$repo/build out=$repo/bench/tune/results
+die() { echo "run-untuned.sh: $*" >&2; exit 2; }
+source "$repo/bench/options.sh"
+parse_options "ranks build out" "$@"
+
+cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
+mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+[[ -n $mpiexec ]] || mpiexec=mpiexec
+if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; else mpi=mpich; fi
+export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+unset HERALD_TUNING_FILE
+mkdir -p "$out"
+for p in $ranks; do
+  flags=(-n "$p")
+  if [[ $mpi == openmpi ]]; then
+    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
+    ((p > $(nproc))) && flags+=(--oversubscribe)
+  fi
+  {
+    echo "# bench/tune/run-untuned.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
+    timeout 3600 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" --algorithms all \
+      --repetitions 7 --csv "$out/untuned_${mpi}_p$p.csv"
+  } >"$out/untuned_${mpi}_p$p.txt"
+done
+for p in $ranks; do python3 "$repo/bench/tune/summary.py" "$out/untuned_${mpi}_p$p.csv"; done
