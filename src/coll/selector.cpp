@@ -165,9 +165,18 @@ std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel&
                                         LinkLoads* loads) {
   if (keeps_native(problem, native_below)) return std::nullopt;
   if (!one_shared_node(problem)) return choose_algorithm(problem, model, loads);
-  for (const Choice& c : rank_algorithms(problem, model, loads))
-    if (c.algorithm->node_memory) return c;
-  return std::nullopt;  // no algorithm of the table uses node memory: the MPI's own
+  // Each node-memory algorithm at the caller's parameters, else its defaults: the ring moves slot-sized
+  // pieces, and a segment below the slot only adds handshakes, which the price cannot see: auto's searched
+  // segments ran node_shared 1.4-2.1x slower than its default from 64 KiB to 8 MiB at 2 ranks
+  // (bench/tune/results/untuned_openmpi_p2-40537af.csv).
+  std::optional<Choice> best;
+  for (const AlgorithmInfo& a : algorithms()) {
+    if (!a.node_memory) continue;
+    const Problem given = with_defaults(a, problem);
+    const Choice c{&a, given.parameters, a.cost(given, model)};
+    if (!best || c.seconds < best->seconds) best = c;
+  }
+  return best;  // nothing: no algorithm of the table uses node memory, so the MPI's own
 }
 
 namespace {

@@ -28,8 +28,18 @@ TEST(Unmeasured, OneNodeKeepsNativeBelowTheRuleThenNodeMemory) {
           } else {
             ASSERT_TRUE(c) << ranks << " ranks, " << bytes << " bytes";
             EXPECT_TRUE(c->algorithm->node_memory) << c->algorithm->name << ": messages do not beat the MPI's own";
+            EXPECT_EQ(c->parameters.segment, c->algorithm->defaults.segment) << "no segment search on one node";
           }
         }
+}
+
+// A segment the caller gives is kept.
+TEST(Unmeasured, OneNodeKeepsTheCallersSegment) {
+  const Problem p{.ranks = 4, .root = 0, .bytes = 1 << 20, .parameters = {.segment = 16384},
+                  .layout = NodeLayout::blocks(4, 4), .node_memory = true};
+  const std::optional<Choice> c = choose_unmeasured(p, models[0], 512);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->parameters.segment, 16384u);
 }
 
 // Without node memory, or across nodes, the rule does not apply: the cost model's choice, at every size.
