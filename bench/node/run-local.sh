@@ -20,10 +20,8 @@ source "$repo/bench/options.sh"
 parse_options "ranks build out" "$@"
 
 cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
-mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
-[[ -n $mpiexec ]] || mpiexec=mpiexec
-if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; else mpi=mpich; fi
-export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+source "$repo/bench/local-mpi.sh"
+local_mpi "$build"
 mkdir -p "$out"
 sizes=64K,128K,256K,512K,1M,2M,4M,8M,16M,32M,64M
 report() {
@@ -42,11 +40,7 @@ print(f"  geometric mean of node_shared / MPI_Bcast: {math.exp(sum(map(math.log,
 PY
 }
 for p in $ranks; do
-  flags=(-n "$p")
-  if [[ $mpi == openmpi ]]; then
-    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
-    ((p > $(nproc))) && flags+=(--oversubscribe)
-  fi
+  launch_flags "$p"
   for mode in back-to-back single nonblocking; do
     name=node_local_${mpi}_p$p timing=(--repetitions 9)
     if [[ $mode == single ]]; then

@@ -18,18 +18,12 @@ source "$repo/bench/options.sh"
 parse_options "ranks build out" "$@"
 
 cmake --build "$build" --target herald-tune herald-bcast-bench -j2 >/dev/null
-mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
-[[ -n $mpiexec ]] || mpiexec=mpiexec
-if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; else mpi=mpich; fi
-export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+source "$repo/bench/local-mpi.sh"
+local_mpi "$build"
 mkdir -p "$out"
 sizes=1,2,4,8,16,32,64,128,256
 for p in $ranks; do
-  flags=(-n "$p")
-  if [[ $mpi == openmpi ]]; then
-    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
-    ((p > $(nproc))) && flags+=(--oversubscribe)
-  fi
+  launch_flags "$p"
   tuning=$out/passthrough_tuning_${mpi}_p$p.json
   timeout 1200 "$mpiexec" "${flags[@]}" "$build/apps/herald-tune/herald-tune" --exhaustive --max-bytes 256 --ranks "$p" \
     -o "$tuning" >/dev/null

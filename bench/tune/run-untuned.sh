@@ -17,18 +17,12 @@ source "$repo/bench/options.sh"
 parse_options "ranks build out" "$@"
 
 cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
-mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
-[[ -n $mpiexec ]] || mpiexec=mpiexec
-if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then mpi=openmpi; else mpi=mpich; fi
-export HWLOC_COMPONENTS=${HWLOC_COMPONENTS:--gl}
+source "$repo/bench/local-mpi.sh"
+local_mpi "$build"
 unset HERALD_TUNING_FILE
 mkdir -p "$out"
 for p in $ranks; do
-  flags=(-n "$p")
-  if [[ $mpi == openmpi ]]; then
-    [[ $(id -u) -eq 0 ]] && flags+=(--allow-run-as-root)
-    ((p > $(nproc))) && flags+=(--oversubscribe)
-  fi
+  launch_flags "$p"
   {
     echo "# bench/tune/run-untuned.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
     timeout 3600 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" --algorithms all \
