@@ -3,7 +3,8 @@
 # herald algorithm, auto and the installed MPI_Bcast (native), interleaved in one launch on this one node,
 # its default sweep (1 B to 16 MiB), 7 repetitions, without HERALD_TUNING_FILE. Writes
 # <out>/untuned_<mpi>_p<P>.{txt,csv} and prints the summary (bench/tune/summary.py): auto against native,
-# and against herald's fastest where that beats native.
+# and against herald's fastest where that beats native. HERALD_* settings in the environment (such as
+# HERALD_AUTO_NATIVE_BELOW) reach the benchmark and are named in each output's first line.
 #
 #   bench/tune/run-untuned.sh [--ranks "2 4"] [--build DIR] [--out DIR]
 #
@@ -24,7 +25,7 @@ mkdir -p "$out"
 for p in $ranks; do
   launch_flags "$p"
   {
-    echo "# bench/tune/run-untuned.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
+    echo "# bench/tune/run-untuned.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; $(env | grep '^HERALD_' | paste -sd ' ' -)"
     timeout 3600 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" --algorithms all \
       --repetitions 7 --csv "$out/untuned_${mpi}_p$p.csv"
   } >"$out/untuned_${mpi}_p$p.txt"

@@ -42,7 +42,8 @@ class CollSettings {
   const SendWindow& send_window() const noexcept { return window_; }
   // HERALD_MAX_MESSAGE_BYTES: the largest message herald sends.
   std::size_t message_limit() const noexcept { return message_limit_; }
-  // HERALD_AUTO_NATIVE_BELOW: without a measurement, on one node, auto keeps MPI_Bcast below this size.
+  // HERALD_AUTO_NATIVE_BELOW: without a measurement, on one node, auto keeps MPI_Bcast below this size (0:
+  // never, the default: see docs/configuration.md for what it costs an erroneous program).
   std::size_t native_below() const noexcept { return native_below_; }
 
   // A name from the table, nullptr for "auto" or "native" (`native` says which); an empty name is
@@ -56,7 +57,7 @@ class CollSettings {
   EmulatedNodes emulated_nodes_{};
   SendWindow window_;
   std::size_t message_limit_ = max_message_bytes;
-  std::size_t native_below_ = 512;
+  std::size_t native_below_ = 0;
   std::optional<Error> error_;
   // The last name resolved, checked before the table look-up.
   std::string last_name_;
