@@ -176,7 +176,7 @@ std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel&
     const Choice c{&a, given.parameters, a.cost(given, model)};
     if (!best || c.seconds < best->seconds) best = c;
   }
-  return best;  // nothing: no algorithm of the table uses node memory, so the MPI's own
+  return best ? best : choose_algorithm(problem, model, loads);  // a table without node memory: the model
 }
 
 namespace {

@@ -23,6 +23,7 @@ TEST(Unmeasured, OneNodeKeepsNativeBelowTheRuleThenNodeMemory) {
                           .node_memory = true};
           const std::optional<Choice> c = choose_unmeasured(p, model, below);
           EXPECT_EQ(keeps_native(p, below), bytes < below);
+          EXPECT_EQ(c.has_value(), !keeps_native(p, below));  // nothing exactly where auto keeps MPI_Bcast
           if (bytes < below) {
             EXPECT_FALSE(c) << ranks << " ranks, " << bytes << " bytes";
           } else {

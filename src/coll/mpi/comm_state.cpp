@@ -109,10 +109,9 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   const AlgorithmInfo* algorithm = key.algorithm;
   double predicted = 0;
   if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
-    const CostModel& model = context.tuning().cost_model();
-    const std::optional<Choice> unmeasured =
-        choose_unmeasured(problem, model, context.settings().native_below(), &loads_);
-    const Choice choice = unmeasured ? *unmeasured : choose_algorithm(problem, model, &loads_);
+    // prepare() sent the calls auto keeps MPI_Bcast for to it: there is a choice here.
+    const Choice choice =
+        choose_unmeasured(problem, context.tuning().cost_model(), context.settings().native_below(), &loads_).value();
     algorithm = choice.algorithm;
     problem.parameters = choice.parameters;
     predicted = choice.seconds;

@@ -71,15 +71,13 @@ void TuningState::explain(const Problem& problem, const TuningCell* cell, std::s
     return;
   }
   // The same choice as the call's (CommState::plan()), and the prices it compared.
-  const std::optional<Choice> unmeasured = choose_unmeasured(problem, model_, native_below);
-  const Choice chosen = unmeasured ? *unmeasured : choose_algorithm(problem, model_);
+  const Choice chosen = choose_unmeasured(problem, model_, native_below).value();
   text += std::string(chosen.algorithm->name) + parameters(chosen.parameters);
   char figures[200];
   std::snprintf(figures, sizeof figures, ", predicted %.2f us (alpha %.3g s, beta %.3g s/byte, gap %.3g s%s%s%s); then",
                 chosen.seconds * 1e6, model_.alpha, model_.beta, model_.port_seconds(),
                 tuning_ ? ", from the tuning file" : "", problem.node_memory ? ", node memory" : "",
-                unmeasured && chosen.algorithm->node_memory && node_counts(problem).nodes == 1
-                    ? ", one node: node memory only" : "");
+                problem.node_memory && node_counts(problem).nodes == 1 ? ", one node: node memory only" : "");
   text += figures;
   int shown = 0;
   for (const Choice& c : rank_algorithms(problem, model_)) {
