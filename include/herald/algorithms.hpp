@@ -29,6 +29,8 @@ struct AlgorithmInfo {
   // true: each segment goes from one rank of a node (its writer) to all the others of that node, so where
   // they share memory the executor may carry that stage through it (node_memory.hpp).
   bool node_memory = false;
+  // true: its schedules need their receives posted one at a time, in program order (Schedule::ordered_receives).
+  bool ordered_receives = false;
   // Builds the steps of one rank. Called with parameters already defaulted and validated.
   Program (*program)(const Problem& problem, int rank) = nullptr;
   // Its completion time under a cost model, in closed form (with one send in flight per rank), for P >= 2
@@ -37,6 +39,9 @@ struct AlgorithmInfo {
   // The algorithms with a stage among node leaders (reads_leaders): where the ranks span nodes, `cost` is
   // leader_stage_cost() plus this, so that "auto" prices each stage once for them all.
   double (*within_cost)(const Problem& problem, const CostModel& model) = nullptr;
+  // A pipeline whose best segment the model gives in closed form: that segment, which "auto" prices beside
+  // the sizes it searches (they stop at 16 KiB, and the best may lie below).
+  std::size_t (*best_segment)(const Problem& problem, const CostModel& model) = nullptr;
 };
 
 // Every schedule-generating algorithm, in the order the docs list them. (`native`, the installed MPI's own
@@ -71,6 +76,10 @@ Problem with_defaults(const AlgorithmInfo& algorithm, Problem problem);
 // One rank's program (defaults applied, long steps split at `limit`).
 Program make_program(const AlgorithmInfo& algorithm, const Problem& problem, int rank,
                      std::size_t limit = max_message_bytes);
+
+// Whether the problem's schedule posts its receives one at a time (Schedule::ordered_receives): the
+// algorithm's own need, or its stage among node leaders'.
+bool receives_in_order(const AlgorithmInfo& algorithm, const Problem& problem);
 
 // All ranks' programs.
 Schedule make_schedule(const AlgorithmInfo& algorithm, const Problem& problem,

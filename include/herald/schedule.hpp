@@ -26,7 +26,7 @@ struct ByteRange {
 
 // The pipelined broadcast a node-aware algorithm runs among its nodes' leaders (one rank a node): one of
 // the table's algorithms of that name.
-enum class LeaderStage : std::uint8_t { chain = 1, binary, split_binary, two_tree, scatter_ring_tuned, binomial };
+enum class LeaderStage : std::uint8_t { chain = 1, binary, split_binary, two_tree, scatter_ring_tuned, binomial, circulant };
 
 // Tunables shared by the algorithms. Unset (std::nullopt) means "the algorithm's documented default" (or,
 // for a call's own parameters, the HERALD_* variable, then that default); a set value must be valid
@@ -103,9 +103,14 @@ struct SendQueues {
 SendQueues send_queues(const NodeLayout& nodes, int rank, const Program& program);
 
 // Every rank's program; programs[r] belongs to rank r.
+// With `ordered_receives`, each rank posts its receives one at a time, in program order, so a message's
+// bytes move only once the receives before its own have completed: a schedule of one-ported rounds needs
+// it, since a rank a round ahead would otherwise send into a receiver still taking the round before and
+// share its link (the executor, the simulator's two networks and the cost model all follow it).
 struct Schedule {
   Problem problem{};
   std::vector<Program> programs;
+  bool ordered_receives = false;
 };
 
 // Splits `bytes` into segments of `segment` bytes (unset or 0: one segment); the last may be shorter.

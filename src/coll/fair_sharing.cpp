@@ -6,13 +6,15 @@
 // the nodes are known: SendWindow), each once its inputs have arrived and the send window has room; a send of at most eager_bytes counts as complete once posted
 // (MPI's eager protocol), a longer one, or any send of a pipeline (paced(): the executor sends its segments
 // synchronously), once its last byte has arrived. Completing a receive costs the
-// receiver `overhead` too.
+// receiver `overhead` too. With ordered receives, a flow's bytes wait for its receive to be posted: for the
+// receiver's receive before it to have arrived.
 #include "timing.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <queue>
+#include <utility>
 
 namespace herald::timing {
 namespace {
@@ -48,6 +50,7 @@ class FairSharing {
     link_flows_.resize(2 * static_cast<std::size_t>(ranks_));
     link_capacity_.assign(link_flows_.size(), 0.0);
     link_count_.assign(link_flows_.size(), 0);
+    parked_.resize(static_cast<std::size_t>(ranks_));
     link_stamp_.assign(link_flows_.size(), 0);
     const NodeLayout nodes = nodes_of(in.schedule.problem);
     for (int r = 0; r < ranks_; ++r) {
@@ -161,9 +164,14 @@ class FairSharing {
     return true;
   }
 
-  // The latency has passed: the flow's bytes start to move.
+  // The latency has passed: the flow's bytes start to move (once its receive is posted).
   void start(std::size_t f) {
     Flow& flow = flows_[f];
+    if (const std::size_t b = in_.posted_after(flow.dest, flow.recv_step);
+        b != Input::first && arrival_[flow.dest][b] == never) {
+      parked_[static_cast<std::size_t>(flow.dest)].push_back(f);
+      return;
+    }
     if (flow.bytes_left <= 0 || model_.beta <= 0) return finish(f);
     flow.since = now_;
     link_flows_[up(flow.source)].push_back(f);
@@ -177,6 +185,7 @@ class FairSharing {
     if (std::erase(link_flows_[up(flow.source)], f) + std::erase(link_flows_[down(flow.dest)], f) > 0)
       reshare(up(flow.source), down(flow.dest));
     arrival_[flow.dest][flow.recv_step] = now_;
+    for (std::size_t g : std::exchange(parked_[static_cast<std::size_t>(flow.dest)], {})) start(g);
     push(now_, Kind::post, static_cast<std::size_t>(flow.dest));
     if (!flow.eager) {
       std::erase(in_flight_[flow.queue], f);
@@ -255,6 +264,7 @@ class FairSharing {
   std::vector<std::vector<bool>> observed_;  // receives a rank has completed (and paid for)
   std::vector<Flow> flows_;
   std::vector<std::vector<std::size_t>> link_flows_;  // flows in their bandwidth phase, per link
+  std::vector<std::vector<std::size_t>> parked_;      // per rank, flows waiting for it to post their receive
   std::vector<double> link_capacity_;
   std::vector<std::size_t> link_count_;
   std::vector<std::uint32_t> link_stamp_;

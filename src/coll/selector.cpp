@@ -118,6 +118,11 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
         const double seconds = price(candidate);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
       }
+      if (a.best_segment != nullptr) {
+        candidate.parameters.segment = a.best_segment(candidate, shared);
+        const double seconds = price(candidate);
+        if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
+      }
     }
     ranked.push_back(best);
   }

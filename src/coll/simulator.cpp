@@ -12,6 +12,7 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace herald {
@@ -73,7 +74,8 @@ std::optional<std::string> pair_messages(const Schedule& s, std::vector<std::vec
 namespace timing {
 
 // Ports: each rank posts its sends in program order, each once the receives it waits for have arrived,
-// with one transfer per send port and per receive port at a time.
+// with one transfer per send port and per receive port at a time (and, with ordered receives, once the
+// receiver has completed the receives before this one).
 std::optional<double> ports(const Input& in, const CostModel& model, std::string& problem) {
   const Schedule& s = in.schedule;
   const auto& flows = in.flows;
@@ -87,6 +89,7 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
   using Ready = std::pair<double, int>;  // (time the head send can be posted, rank)
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
   std::vector<bool> queued(P, false);
+  std::vector<std::vector<int>> parked(P);  // senders whose receiver has not yet posted their receive
 
   // Skips receives; if the next send's inputs have all arrived, queues it.
   auto advance = [&](int r) {
@@ -113,11 +116,20 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
       ready.push({recv_free[s.programs[r][next[r]].peer], r});
       continue;
     }
+    const Step& head = s.programs[r][next[r]];
+    double posted_receive = 0.0;  // when the receiver posted this message's receive
+    if (const std::size_t b = in.posted_after(head.peer, recv_of_send[r][next[r]]); b != Input::first) {
+      posted_receive = arrival[head.peer][b];
+      if (posted_receive == never) {  // its sender has not sent yet: wait for that
+        parked[head.peer].push_back(r);
+        continue;
+      }
+    }
     queued[r] = false;
     const std::size_t i = next[r]++;
     const Step& step = s.programs[r][i];
     posted[r] = t;
-    const double start = std::max({t, send_free[r], recv_free[step.peer]});
+    const double start = std::max({t, send_free[r], recv_free[step.peer], posted_receive});
     const double bytes = model.beta * static_cast<double>(step.range.length);
     const double end = start + model.alpha + bytes;
     send_free[r] = recv_free[step.peer] = start + model.port_seconds() + bytes;
@@ -126,6 +138,8 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
     advance(r);
     // The receiver's head send may have been waiting for exactly this message.
     if (!queued[step.peer]) advance(step.peer);
+    // And senders to it for the receive this one posts.
+    for (int w : std::exchange(parked[step.peer], {})) ready.push({std::max(t, end), w});
   }
   for (int r = 0; r < P; ++r)
     if (next[r] < s.programs[r].size()) {
@@ -194,7 +208,20 @@ Simulation simulate(const Schedule& s, const CostModel& model, const SendWindow&
     }
   }
 
-  const timing::Input in{s, flows, recv_of_send};
+  timing::Input in{s, flows, recv_of_send, {}};
+  if (s.ordered_receives) {
+    in.before.resize(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r) {
+      std::size_t last = timing::Input::first;
+      auto& before = in.before[static_cast<std::size_t>(r)];
+      before.assign(s.programs[r].size(), timing::Input::first);
+      for (std::size_t i = 0; i < s.programs[r].size(); ++i)
+        if (s.programs[r][i].op == Step::Op::recv) {
+          before[i] = last;
+          last = i;
+        }
+    }
+  }
   auto rounds = timing::ports(in, CostModel{.alpha = 1.0, .beta = 0.0}, out.problem);
   if (!rounds) return out;
   out.rounds = static_cast<std::size_t>(std::llround(*rounds));

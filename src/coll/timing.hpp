@@ -16,6 +16,14 @@ struct Input {
   const Schedule& schedule;
   const std::vector<Dataflow>& flows;
   const std::vector<std::vector<std::size_t>>& recv_of_send;
+  // With ordered receives (Schedule::ordered_receives), for each rank and receive step the receive before it
+  // in program order, whose arrival posts it (none: `first`); empty otherwise.
+  std::vector<std::vector<std::size_t>> before;
+  static constexpr std::size_t first = static_cast<std::size_t>(-1);
+  // The receive rank `dest`'s receive `step` waits for before its bytes may move, or `first`.
+  std::size_t posted_after(int dest, std::size_t step) const {
+    return before.empty() ? first : before[static_cast<std::size_t>(dest)][step];
+  }
 };
 
 // Completion time, or nullopt with `problem` naming the stuck rank when some send can never be posted.

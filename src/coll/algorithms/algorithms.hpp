@@ -18,6 +18,7 @@ Program scatter_ring_program(const Problem& p, int rank);
 Program scatter_ring_tuned_program(const Problem& p, int rank);
 Program scatter_rdb_program(const Problem& p, int rank);
 Program two_tree_program(const Problem& p, int rank);
+Program circulant_program(const Problem& p, int rank);
 Program hierarchical_program(const Problem& p, int rank);
 Program node_pipeline_program(const Problem& p, int rank);
 Program node_shared_program(const Problem& p, int rank);
@@ -30,6 +31,9 @@ double chain_cost(const Problem& p, const CostModel& m);
 double binary_cost(const Problem& p, const CostModel& m);
 double split_binary_cost(const Problem& p, const CostModel& m);
 double two_tree_cost(const Problem& p, const CostModel& m);
+double circulant_cost(const Problem& p, const CostModel& m);
+// The segment at which circulant_cost is least.
+std::size_t circulant_segment(const Problem& p, const CostModel& m);
 double scatter_ring_cost(const Problem& p, const CostModel& m);
 double scatter_rdb_cost(const Problem& p, const CostModel& m);
 double hierarchical_cost(const Problem& p, const CostModel& m);

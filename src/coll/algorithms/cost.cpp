@@ -142,6 +142,24 @@ double two_tree_cost(const Problem& p, const CostModel& m) {
   return (s.count - 1) * t.next(s.bytes) + 2 * ceil_log(2, p.ranks) * t.hop(s.bytes);
 }
 
+// n - 1 + ceil(log2 P) rounds of one segment each: a rank's next send waits for its last one to arrive
+// (a pipeline's sends are synchronous) and for its segment, which came the round before.
+double circulant_cost(const Problem& p, const CostModel& m) {
+  const Terms t(m, p);
+  const Pipeline s = pipeline(p);
+  const double rounds = s.count - 1 + ceil_log(2, p.ranks);
+  return rounds * std::max(t.hop(s.bytes), t.next(s.bytes));
+}
+
+// (m - 1 + q)(c + n beta / m), c a hop's fixed part, is least at m = sqrt((q - 1) n beta / c) segments.
+std::size_t circulant_segment(const Problem& p, const CostModel& m) {
+  const Terms t(m, p);
+  const double n = static_cast<double>(p.bytes);
+  const double best = std::sqrt((ceil_log(2, p.ranks) - 1) * n * t.beta() / t.hop(0));
+  const double count = std::clamp(std::round(best), 1.0, std::max(1.0, n));
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(n / count)));
+}
+
 // Scatter, then P-1 ring steps, each waiting for the chunk the previous one brought.
 double scatter_ring_cost(const Problem& p, const CostModel& m) {
   const Terms t(m, p);

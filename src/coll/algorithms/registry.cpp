@@ -1,4 +1,5 @@
 #include "algorithms.hpp"
+#include "nodes.hpp"
 
 #include <herald/algorithms.hpp>
 #include <herald/error.hpp>
@@ -21,6 +22,7 @@ using detail::scatter_rdb_program;
 using detail::scatter_ring_program;
 using detail::scatter_ring_tuned_program;
 using detail::two_tree_program;
+using detail::circulant_program;
 using detail::hierarchical_program;
 using detail::node_pipeline_program;
 using detail::node_shared_program;
@@ -90,6 +92,15 @@ const std::array table{
                   .reads_segment = true,
                   .program = two_tree_program,
                   .cost = detail::two_tree_cost},
+    AlgorithmInfo{.name = "circulant",
+                  .summary = "Traff's round-optimal broadcast on a circulant graph: every rank sends and receives a "
+                             "segment each round, n segments in n - 1 + ceil(log2 P) rounds; segmented",
+                  .defaults = {.segment = default_segment},
+                  .reads_segment = true,
+                  .ordered_receives = true,
+                  .program = circulant_program,
+                  .cost = detail::circulant_cost,
+                  .best_segment = detail::circulant_segment},
     AlgorithmInfo{.name = "hierarchical",
                   .summary = "binomial tree among one leader per node, then a binomial tree within each node; segmented when a segment size is given",
                   .defaults = {},
@@ -133,7 +144,8 @@ constexpr StageName stage_names[] = {{LeaderStage::chain, "chain"},
                                      {LeaderStage::split_binary, "split_binary"},
                                      {LeaderStage::binary, "binary"},
                                      {LeaderStage::scatter_ring_tuned, "scatter_ring_tuned"},
-                                     {LeaderStage::binomial, "binomial"}};
+                                     {LeaderStage::binomial, "binomial"},
+                                     {LeaderStage::circulant, "circulant"}};
 constexpr std::array<LeaderStage, std::size(stage_names)> stage_order = [] {
   std::array<LeaderStage, std::size(stage_names)> order{};
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = stage_names[i].stage;
@@ -226,8 +238,13 @@ Program make_program(const AlgorithmInfo& a, const Problem& problem, int rank, s
   return split_long_steps(a.program(p, rank), limit);
 }
 
+bool receives_in_order(const AlgorithmInfo& a, const Problem& problem) {
+  if (a.ordered_receives) return true;
+  return a.reads_leaders && detail::leader_algorithm(with_defaults(a, problem).parameters.leaders).ordered_receives;
+}
+
 Schedule make_schedule(const AlgorithmInfo& a, const Problem& problem, std::size_t limit) {
-  Schedule s{with_defaults(a, problem), {}};
+  Schedule s{with_defaults(a, problem), {}, receives_in_order(a, problem)};
   s.programs.reserve(s.problem.ranks);
   for (int r = 0; r < s.problem.ranks; ++r) s.programs.push_back(make_program(a, s.problem, r, limit));
   return s;

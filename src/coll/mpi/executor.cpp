@@ -1,5 +1,6 @@
 // The one MPI executor: runs any compiled plan with nonblocking point-to-point on herald's private
-// communicator. Receives are posted up front; each send is posted, in program order (in its queue: to other
+// communicator. Receives are posted up front (or, where the algorithm asks, one at a time in program
+// order); each send is posted, in program order (in its queue: to other
 // nodes, or into the node), as soon as the receives it waits for (Dataflow) have completed and the send
 // window (SendWindow) has room, so a forwarder passes
 // segment k on while segment k+1 arrives, and passes it on before segment k+1 competes with it for the link.
@@ -206,13 +207,8 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
   bool post(bool block, bool windowed) {
     if (!started_) {
-      for (std::uint32_t i : plan_->recvs) {
-        const Step& s = plan_->program[i];
-        std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
-        trace_.posted(i);
-        HERALD_MPI(PMPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, state_->comm(),
-                              &buffers_.requests[i]));
-      }
+      // All at once, or (ordered receives) the first; settle() posts each next one.
+      while (posted_recvs_ < plan_->recvs.size() && (!ordered_ || posted_recvs_ == 0)) post_next_receive();
       started_ = true;
     }
     // One queue (every algorithm but the node-aware ones): wait for each send's inputs and room in turn.
@@ -225,6 +221,25 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       wait_for_any(windowed);
     }
   }
+
+  void post_next_receive() {
+    const std::uint32_t i = plan_->recvs[posted_recvs_++];
+    const Step& s = plan_->program[i];
+    std::byte* into = plan_->dataflow.redundant(i) ? buffers_.scratch.data() : base_ + s.range.offset;
+    trace_.posted(i);
+    HERALD_MPI(PMPI_Irecv(into, static_cast<int>(s.range.length), MPI_BYTE, s.peer, tag_, state_->comm(),
+                          &buffers_.requests[i]));
+  }
+
+  // A receive that waits for the one before it to complete (ordered receives) before it is posted. (Not a
+  // step carried through node memory: those are in no list of receives.)
+  bool unposted(std::uint32_t i) const {
+    if (!ordered_ || plan_->program[i].op != Step::Op::recv) return false;
+    const auto waiting = plan_->recvs.begin() + static_cast<std::ptrdiff_t>(posted_recvs_);
+    return std::binary_search(waiting, plan_->recvs.end(), i);  // the list is in program order
+  }
+  // The receive in flight, which an unposted one waits for.
+  std::uint32_t receive_in_flight() const { return plan_->recvs[posted_recvs_ - 1]; }
 
   // One queue of sends (SendWindow): posts them in order while their inputs have arrived and its window has
   // room (with `block`, waiting for both); true once all are posted.
@@ -256,8 +271,10 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   std::optional<std::uint32_t> blocker(const Queue& q, bool windowed) const {
     if (q.next == q.sends->size()) return std::nullopt;
     const std::uint32_t i = (*q.sends)[q.next];
-    for (std::uint32_t d : plan_->dataflow.waits_for(i))
+    for (std::uint32_t d : plan_->dataflow.waits_for(i)) {
+      if (unposted(d)) return receive_in_flight();
       if (buffers_.requests[d] != MPI_REQUEST_NULL) return d;
+    }
     if (!windowed) return std::nullopt;
     int live = 0, to_peer = 0;  // sends still in flight (one seen complete no longer counts)
     std::optional<std::uint32_t> oldest, oldest_to_peer;
@@ -362,6 +379,8 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
 
   // Completes step i's request if it can (or must, with `block`) and checks it; true once done.
   bool complete(std::uint32_t i, bool block) {
+    while (unposted(i))  // the receives before it first: completing each posts the next
+      if (!complete(receive_in_flight(), block)) return false;
     MPI_Request& request = buffers_.requests[i];
     if (request == MPI_REQUEST_NULL) return true;
     MPI_Status status;
@@ -382,10 +401,12 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     buffers_.requests[i] = MPI_REQUEST_NULL;
     const Step& s = plan_->program[i];
     trace_.completed(i, s);
-    if (s.op == Step::Op::recv)
+    if (s.op == Step::Op::recv) {
       outcome_.received(rc, status, s.range.length, s.peer);
-    else
+      if (ordered_ && posted_recvs_ < plan_->recvs.size()) post_next_receive();
+    } else {
       outcome_.sent(rc);
+    }
   }
 
   bool complete_all(bool block) {
@@ -418,6 +439,9 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   std::size_t next_carried_ = 0;
   std::uint64_t skip_to_ = 0, next_skipped_ = 0;  // after a mismatch: the writer's positions left to count
   bool started_ = false;
+  // Receives posted one at a time, in program order (Plan::ordered_receives).
+  bool ordered_ = plan_->ordered_receives;
+  std::size_t posted_recvs_ = 0;  // of plan_->recvs
   std::array<Queue, 2> queues_{Queue{&plan_->sends, &buffers_.in_flight},
                                Queue{&plan_->node_sends, &buffers_.node_in_flight}};
   std::size_t next_complete_ = 0;

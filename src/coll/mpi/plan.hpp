@@ -46,6 +46,8 @@ struct Plan {
   bool blocking = false;
   // A pipeline (paced()): its sends are synchronous, MPI_Issend and MPI_Ssend.
   bool paced = false;
+  // Receives posted one at a time, in program order (receives_in_order()).
+  bool ordered_receives = false;
   // What the cost model predicted where "auto" chose by it (seconds), else 0: for traces.
   double predicted = 0;
 
