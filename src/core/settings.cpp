@@ -22,7 +22,7 @@ constexpr std::array table = {
     Setting{"HERALD_SEGMENT_SIZE", bytes, "per algorithm", "", "coll", "segment size of the segmented algorithms", ""},
     Setting{"HERALD_CHAIN_FANOUT", count, "per algorithm", "1..", "coll", "number of chains leaving the root in chain", ""},
     Setting{"HERALD_KNOMIAL_RADIX", count, "per algorithm", "2..", "coll", "radix of knomial", ""},
-    Setting{"HERALD_LEADER_STAGE", choice, "chain", "chain|two_tree|split_binary|binary|scatter_ring_tuned|binomial",
+    Setting{"HERALD_LEADER_STAGE", choice, "chain", "chain|two_tree|split_binary|binary|scatter_ring_tuned|binomial|circulant",
             "coll", "the broadcast among node leaders of node_pipeline and node_shared", ""},
     Setting{"HERALD_RANKS_PER_NODE", count, "the node layout herald finds", "1..", "coll",
             "ranks per node for the node-aware algorithms, nodes holding consecutive ranks", ""},

@@ -1,7 +1,8 @@
 // node_pipeline: a node-aware pipelined broadcast (nodes_of(): any placement, nodes of any size). The
 // message, cut into segments, crosses the network among one leader per node, nodes counted from the root's,
 // by a pipelined broadcast of the table (`leaders`: a chain by default, with `fanout` chains leaving the
-// root's node; or two_tree, split_binary, binary, scatter_ring_tuned, which "auto" prices alike). Each
+// root's node; or two_tree, split_binary, binary, scatter_ring_tuned, binomial, circulant, which "auto" prices
+// alike). Each
 // leader passes each segment on down a chain of its node's ranks as soon as it has come in and gone on to
 // the other nodes (merge_stages). Segment k thus travels within a node while segment k+1 crosses the
 // network; only the leaders send between nodes.
