@@ -212,6 +212,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       started_ = true;
     }
     // One queue (every algorithm but the node-aware ones): wait for each send's inputs and room in turn.
+    // (Ordered receives wait beside their receive in flight: complete().)
     if (block && queues_[1].sends->empty()) return post(queues_[0], windowed, true);
     for (;;) {
       bool all = true;
@@ -240,6 +241,32 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   }
   // The receive in flight, which an unposted one waits for.
   std::uint32_t receive_in_flight() const { return plan_->recvs[posted_recvs_ - 1]; }
+  // That receive while it is still to complete (ordered receives only).
+  std::optional<std::uint32_t> live_receive() const {
+    if (!ordered_ || posted_recvs_ == 0 || buffers_.requests[receive_in_flight()] == MPI_REQUEST_NULL) return {};
+    return receive_in_flight();
+  }
+
+  // Blocks until step i completes (ordered receives): a receive in flight that completes first is settled
+  // meanwhile, which posts the next one; waiting on a send alone would hold this rank's receives back, and
+  // with them the rank sending to it.
+  void wait_beside_receive(std::uint32_t i) {
+    while (buffers_.requests[i] != MPI_REQUEST_NULL) {
+      std::array<std::uint32_t, 2> steps{i, i};
+      std::array<MPI_Request, 2> requests{buffers_.requests[i], MPI_REQUEST_NULL};
+      int n = 1;
+      if (const std::optional<std::uint32_t> r = live_receive(); r && *r != i) {
+        steps[1] = *r;
+        requests[1] = buffers_.requests[*r];
+        n = 2;
+      }
+      int which = MPI_UNDEFINED;
+      MPI_Status status;
+      const int rc = PMPI_Waitany(n, requests.data(), &which, &status);
+      if (which == MPI_UNDEFINED) which = 0;  // an error without an index: step i's
+      settle(steps[static_cast<std::size_t>(which)], rc, status);
+    }
+  }
 
   // One queue of sends (SendWindow): posts them in order while their inputs have arrived and its window has
   // room (with `block`, waiting for both); true once all are posted.
@@ -290,19 +317,23 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
   // Blocks until one queue's next send may go: whatever either waits for, the first to complete. (Waiting
   // for one queue's would hold back the other's sends, which a leader's two links could carry meanwhile.)
   void wait_for_any(bool windowed) {
-    std::array<std::uint32_t, 2> steps{};
-    std::array<MPI_Request, 2> requests{};
+    std::array<std::uint32_t, 3> steps{};
+    std::array<MPI_Request, 3> requests{};
     int n = 0;
+    auto add = [&](std::uint32_t step) {
+      if (std::find(steps.begin(), steps.begin() + n, step) != steps.begin() + n) return;
+      steps[static_cast<std::size_t>(n)] = step;
+      requests[static_cast<std::size_t>(n++)] = buffers_.requests[step];
+    };
     for (const Queue& q : queues_) {
       if (q.next == q.sends->size()) continue;
       const std::optional<std::uint32_t> b = blocker(q, windowed);
       if (!b) return;  // its next send may go now: the caller posts it
-      if (n == 0 || steps[0] != *b) {
-        steps[n] = *b;
-        requests[n++] = buffers_.requests[*b];
-      }
+      add(*b);
     }
     if (n == 0) return;
+    // Ordered receives: the one in flight too, so that the next is posted as soon as it completes.
+    if (const std::optional<std::uint32_t> r = live_receive()) add(*r);
     int which = MPI_UNDEFINED;
     MPI_Status status;
     const int rc = PMPI_Waitany(n, requests.data(), &which, &status);
@@ -383,6 +414,10 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       if (!complete(receive_in_flight(), block)) return false;
     MPI_Request& request = buffers_.requests[i];
     if (request == MPI_REQUEST_NULL) return true;
+    if (block && ordered_) {
+      wait_beside_receive(i);
+      return true;
+    }
     MPI_Status status;
     int rc = MPI_SUCCESS;
     if (block) {
