@@ -111,17 +111,23 @@ TEST(Circulant, EveryRootAndManyBlocks) {
       }
 }
 
-// The model's segment count lies where the simulated time is least, among the counts around it.
+// The model's segment count lies where the simulated time is least, among the counts around it, on both
+// networks: on the fair-sharing one only because the receives are posted in order (without, 1.5-1.9 times
+// the rounds' time at P = 33 and 200).
 TEST(Circulant, TheModelsSegmentIsTheSimulatorsBestWithinTenPercent) {
   const AlgorithmInfo& a = find_algorithm("circulant");
-  const CostModel model{.alpha = 1e-6, .beta = 8e-10};
-  for (int P : {8, 16, 64, 200})
+  for (const CostModel& model : {CostModel{.alpha = 1e-6, .beta = 8e-10},
+                                 CostModel{.alpha = 1e-6, .beta = 8e-10, .network = Network::fair_sharing}})
+  for (int P : {8, 16, 33, 200})
     for (std::size_t bytes : {std::size_t{16} << 10, std::size_t{256} << 10, std::size_t{4} << 20}) {
       Problem p{.ranks = P, .root = 0, .bytes = bytes};
-      p.parameters.segment = a.best_segment(p, model);
+      const std::size_t model_segment = a.best_segment(p, model);
+      p.parameters.segment = model_segment;
       const double chosen = simulate(make_schedule(a, p), model).predicted_seconds;
       double best = chosen;
-      for (std::size_t segment = 256; segment <= bytes; segment *= 2) {
+      // Four times fewer to four times more segments.
+      for (std::size_t segment = std::max<std::size_t>(1, model_segment / 4); segment <= 4 * model_segment;
+           segment *= 2) {
         p.parameters.segment = segment;
         best = std::min(best, simulate(make_schedule(a, p), model).predicted_seconds);
       }
