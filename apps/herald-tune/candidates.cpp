@@ -12,7 +12,10 @@ std::vector<Candidate> candidates(std::size_t bytes, std::optional<int> node_siz
     const Parameters base{.node_size = a.reads_node_size ? node_size : std::nullopt};
     list.push_back({std::string(a.name), base});
     if (!a.reads_segment || (a.reads_node_size && !spans_nodes)) continue;
-    for (std::size_t segment = 16 * 1024; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4) {
+    // A pipeline whose best segment the model places below 16 KiB (circulant's, between the sizes) starts
+    // lower.
+    const std::size_t smallest = a.best_segment != nullptr ? 1024 : 16 * 1024;
+    for (std::size_t segment = smallest; segment < bytes && segment <= (std::size_t{4} << 20); segment *= 4) {
       if (segment == a.defaults.segment) continue;
       Parameters p = base;
       p.segment = segment;

@@ -46,8 +46,19 @@ TEST(TuneCandidates, AcrossNodesTheNodeAwareOnesTakeTheJobsNodes) {
   EXPECT_TRUE(has(list, "hierarchical"));
 }
 
-// Segment sizes: powers of four from 16 KiB below the message, the default measured once; every candidate
-// is a problem the algorithms accept.
+// Segment sizes: powers of four from 16 KiB (1 KiB for circulant) below the message, the default measured
+// once; every candidate is a problem the algorithms accept.
+TEST(TuneCandidates, CirculantAlsoBelowSixteenKiB) {
+  std::vector<std::size_t> circulant, chain;
+  for (const Candidate& c : candidates(std::size_t{1} << 20, std::nullopt, false)) {
+    if (!c.parameters.segment) continue;
+    if (c.algorithm == "circulant") circulant.push_back(*c.parameters.segment);
+    if (c.algorithm == "chain") chain.push_back(*c.parameters.segment);
+  }
+  EXPECT_EQ(circulant, (std::vector<std::size_t>{1024, 4096, 16384, 262144}));
+  EXPECT_EQ(chain, (std::vector<std::size_t>{16384, 262144}));
+}
+
 TEST(TuneCandidates, SegmentsBelowTheMessageEachOnce) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{16 * 1024}, std::size_t{100000}, std::size_t{64} << 20})
     for (bool spans : {false, true}) {
