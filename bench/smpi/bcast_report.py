@@ -32,6 +32,7 @@ import sys
 from collections import defaultdict
 
 SMPI_DEFAULT = "smpi:default"
+TUNED = "auto, tuned"  # auto reading the tuning file herald-tune wrote on the platform (--models tuned)
 FIELDS = ["topology", "bandwidth_gbps", "hosts", "bytes", "algorithm", "time_us", "lower_bound_us",
           "ratio_to_bound", "pipelined_optimum_us", "ratio_to_optimum", "ratio_to_best_smpi",
           "ratio_to_smpi_default", "auto_pick"]
@@ -90,7 +91,7 @@ def gather(runs):
     """{(topology, bandwidth, hosts): {bytes: {algorithm: (time_us, resolved)}}} from the runs that ended."""
     settings = defaultdict(lambda: defaultdict(dict))
     for run in runs:
-        if run["status"] != "ok" or not os.path.exists(run["csv"]):
+        if run["status"] != "ok" or run["run"] == "tune" or not os.path.exists(run["csv"]):
             continue
         key = (run["topology"], run["bandwidth"], int(run["hosts"]))
         with open(run["csv"], newline="") as handle:
@@ -99,6 +100,11 @@ def gather(runs):
                 if run["run"] == "herald":
                     # The herald run's native is SMPI's MPI_Bcast as configured by default.
                     name = SMPI_DEFAULT if row["algorithm"] == "native" else row["algorithm"]
+                elif run["run"] == "herald_tuned":
+                    # auto with herald-tune's file: its row only (its native is the herald run's again).
+                    if row["algorithm"] != "auto":
+                        continue
+                    name = TUNED
                 else:
                     if row["algorithm"] != "native":
                         continue
@@ -140,6 +146,7 @@ def analyse(settings, latency_s):
             best_smpi_name, best_smpi = best(entries, lambda n: is_smpi(n) and n != SMPI_DEFAULT)
             default = entries.get(SMPI_DEFAULT, (None, None))[0]
             auto, pick = entries.get("auto", (None, ""))
+            tuned, tuned_pick = entries.get(TUNED, (None, ""))
             for name, (time, resolved) in sorted(entries.items(), key=lambda e: (is_smpi(e[0]), e[0])):
                 rows.append({
                     "topology": topology,
@@ -154,12 +161,13 @@ def analyse(settings, latency_s):
                     "ratio_to_optimum": fmt(ratio(time, optimum), "{:.4f}"),
                     "ratio_to_best_smpi": fmt(ratio(time, best_smpi), "{:.4f}"),
                     "ratio_to_smpi_default": fmt(ratio(time, default), "{:.4f}"),
-                    "auto_pick": resolved if name == "auto" else "",
+                    "auto_pick": resolved if name in ("auto", TUNED) else "",
                 })
             # auto resolves to one of herald's algorithms: the best herald algorithm is chosen without it.
-            best_herald_name, best_herald = best(entries, lambda n: not is_smpi(n) and n != "auto")
+            best_herald_name, best_herald = best(entries, lambda n: not is_smpi(n) and n not in ("auto", TUNED))
             summaries[(topology, bandwidth, hosts)].append({
                 "bytes": size, "bound": bound, "optimum": optimum, "auto": auto, "pick": pick,
+                "tuned": tuned, "tuned_pick": tuned_pick,
                 "best_herald": best_herald, "best_herald_name": best_herald_name,
                 "best_smpi": best_smpi, "best_smpi_name": best_smpi_name, "default": default,
             })
@@ -191,22 +199,29 @@ def write_markdown(path, summaries, runs, preamble):
         "whose `native` is SMPI's default `MPI_Bcast` (\"SMPI default\"); each SMPI built-in algorithm ran in its",
         "own (`--cfg=smpi/bcast:NAME`). Below 1, \"herald / SMPI\" means herald's best is faster than SMPI's best",
         "built-in; \"auto / best\" is what `auto`'s choice costs over the best herald algorithm (1: it chose the best);",
-        "\"auto / optimum\" is auto's time over the pipelined optimum.",
+        "\"auto / optimum\" is auto's time over the pipelined optimum. Where herald-tune ran on the platform",
+        "(--models tuned), \"auto, tuned\" is `auto` reading the file it wrote, a user's path, beside the",
+        "hand-given model's `auto`.",
         "",
     ]
+    any_tuned = any(e["tuned"] is not None for entries in summaries.values() for e in entries)
     for (topology, bandwidth, hosts), entries in summaries.items():
+        tuned_head = " auto, tuned (pick) | tuned / optimum |" if any_tuned else ""
         lines += [f"## {topology}, {bandwidth}, {hosts} hosts", "",
                   "| size | bound | optimum | herald auto (pick) | best herald | best SMPI built-in | SMPI default "
-                  "| herald / SMPI | auto / best | auto / optimum |",
-                  "|---:|---:|---:|---|---|---|---:|---:|---:|---:|"]
+                  "| herald / SMPI | auto / best | auto / optimum |" + tuned_head,
+                  "|---:|---:|---:|---|---|---|---:|---:|---:|---:|" + ("---|---:|" if any_tuned else "")]
         for e in entries:
-            lines.append("| " + " | ".join([
+            cells = [
                 human_bytes(e["bytes"]), f"{e['bound']:.2f}", f"{e['optimum']:.2f}", named(e["auto"], e["pick"]),
                 named(e["best_herald"], e["best_herald_name"]),
                 named(e["best_smpi"], (e["best_smpi_name"] or "")[len("smpi:"):]), fmt(e["default"]),
                 fmt(ratio(e["best_herald"], e["best_smpi"])), fmt(ratio(e["auto"], e["best_herald"])),
                 fmt(ratio(e["auto"], e["optimum"])),
-            ]) + " |")
+            ]
+            if any_tuned:
+                cells += [named(e["tuned"], e["tuned_pick"]), fmt(ratio(e["tuned"], e["optimum"]))]
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     # Where auto's pick is not herald's fastest: each row is explained in the docs or mended.
     missed = [(key, e) for key, entries in summaries.items() for e in entries
@@ -228,10 +243,12 @@ def write_markdown(path, summaries, runs, preamble):
               "|---|---|---:|---:|---:|---:|---|---|"]
     points = defaultdict(list)
     for run in runs:
+        if run["run"] == "tune":  # herald-tune's run on a platform: its wall time is in runs.csv
+            continue
         points[(run["topology"], run["bandwidth"], int(run["hosts"]), int(run["bytes"]))].append(run)
     for (topology, bandwidth, hosts, size), group in points.items():
-        herald = [r for r in group if r["run"] == "herald"]
-        smpi = [r for r in group if r["run"] != "herald" and r["status"] != "skipped"]
+        herald = [r for r in group if r["run"].startswith("herald")]
+        smpi = [r for r in group if r["run"].startswith("smpi_") and r["status"] != "skipped"]
         slowest = max(smpi, key=lambda r: int(r["wall_s"]), default=None)
         buffers = {r["shared_buffer"] for r in group if r["shared_buffer"]}
         lines.append("| " + " | ".join([

@@ -118,11 +118,22 @@ std::vector<Choice> rank_algorithms(const Problem& problem, const CostModel& mod
         const double seconds = price(candidate);
         if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
       }
+      // The segment a pipeline's model places best: the algorithm's own, or its stage among the leaders'
+      // (among as many ranks as nodes).
+      const AlgorithmInfo* stage_algorithm =
+          a.reads_leaders && stage && spans_nodes ? &find_algorithm(leader_stage_name(*stage)) : nullptr;
       if (a.best_segment != nullptr) {
         candidate.parameters.segment = a.best_segment(candidate, shared);
-        const double seconds = price(candidate);
-        if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
+      } else if (stage_algorithm != nullptr && stage_algorithm->best_segment != nullptr) {
+        Problem leaders = candidate;
+        leaders.ranks = node_counts(problem).nodes;
+        leaders.root = 0;
+        candidate.parameters.segment = stage_algorithm->best_segment(leaders, model);
+      } else {
+        continue;
       }
+      const double seconds = price(candidate);
+      if (seconds < best.seconds) best = {&a, candidate.parameters, seconds};
     }
     ranked.push_back(best);
   }

@@ -140,10 +140,22 @@ TEST(Circulant, TheModelsSegmentIsTheSimulatorsBestWithinTenPercent) {
 }
 
 TEST(Circulant, AutoOffersIt) {
-  // Between the sizes, among many ranks on a network, the model ranks it first.
+  // Between the sizes, among many ranks on a network, the model ranks it first, at its own segment count.
   const CostModel model{.alpha = 1e-6, .beta = 8e-10};
-  const Choice c = choose_algorithm({.ranks = 64, .root = 0, .bytes = 64 << 10}, model);
+  const Problem p{.ranks = 64, .root = 0, .bytes = 64 << 10};
+  const Choice c = choose_algorithm(p, model);
   EXPECT_EQ(c.algorithm->name, "circulant");
+  EXPECT_EQ(c.parameters.segment, c.algorithm->best_segment(p, model));
+  // As the stage among 16 node leaders, at the segment its model gives among 16 ranks (below the 16 KiB
+  // the search starts at).
+  const CostModel nodes{.alpha = 2e-6, .beta = 8e-10, .network = Network::fair_sharing, .overhead = 4e-8,
+                        .eager_bytes = 65535, .node_alpha = 2e-7, .node_beta = 1e-11};
+  const Choice staged = choose_algorithm({.ranks = 64, .root = 0, .bytes = 256 << 10, .parameters = {.node_size = 4}}, nodes);
+  EXPECT_TRUE(staged.algorithm->reads_leaders) << staged.algorithm->name;
+  EXPECT_EQ(staged.parameters.leaders, LeaderStage::circulant);
+  EXPECT_EQ(staged.parameters.segment,
+            find_algorithm("circulant").best_segment({.ranks = 16, .root = 0, .bytes = 256 << 10}, nodes));
+  EXPECT_LT(*staged.parameters.segment, std::size_t{16} << 10);
 }
 
 }  // namespace
