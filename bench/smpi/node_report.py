@@ -16,21 +16,25 @@ of their own, named ...-smpi-<name>.csv). Writes into --out:
                       panel per bandwidth and placement
 
 The bound: every node but the root's takes the message through its one network link, so no broadcast
-ends before latency + n / bandwidth.
+ends before latency + n / bandwidth. The pipelined optimum: the least a broadcast in segments of one size
+takes among the nodes (bcast_report.pipelined_optimum_us, over as many hosts as nodes), plus the within-node
+stage's own part, the last segment's way into the node: a loopback latency and that segment at the loopback's
+bandwidth, the segment being n over the best segment count among the nodes.
 """
 
 import argparse
 import csv
+import math
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bcast_report import bits_per_second, seconds, short_bytes  # noqa: E402
+from bcast_report import bits_per_second, pipelined_optimum_us, seconds, short_bytes  # noqa: E402
 
 FIELDS = ["bandwidth", "nodes", "ranks_per_node", "placement", "bytes", "auto_us", "auto_pick",
-          "best_herald", "best_herald_us", "best_smpi", "best_smpi_us", "bound_us",
-          "auto_over_best_herald", "auto_over_best_smpi", "auto_over_bound"]
+          "best_herald", "best_herald_us", "best_smpi", "best_smpi_us", "bound_us", "optimum_us",
+          "auto_over_best_herald", "auto_over_best_smpi", "auto_over_bound", "auto_over_optimum"]
 
 
 def pick(row):
@@ -62,7 +66,18 @@ def gather(manifests):
     return groups, problems
 
 
-def summarise(groups, latency_s):
+def optimum_us(nodes, n, latency_s, bandwidth_bps, node_latency_s, node_bandwidth_bps):
+    """The pipelined optimum among the nodes plus the within-node stage's own part (module docstring)."""
+    if nodes < 2:
+        return 0.0
+    alpha, beta = 2 * latency_s, 8 / bandwidth_bps
+    fill = max(math.ceil(math.log2(nodes)) - 1, 0) * alpha
+    count = max(1.0, math.sqrt(fill * n * beta) / alpha)
+    within = node_latency_s + n / count * 8 / node_bandwidth_bps
+    return pipelined_optimum_us(nodes, n, latency_s, bandwidth_bps) + within * 1e6
+
+
+def summarise(groups, latency_s, node_latency_s, node_bandwidth_bps):
     rows = []
     for key, runs in groups.items():
         bandwidth, nodes, rpn, placement, _ = key
@@ -75,16 +90,18 @@ def summarise(groups, latency_s):
         best_herald = min(herald, key=herald.get) if herald else None
         best_smpi = min(smpi, key=smpi.get) if smpi else None
         bound = (latency_s + 8 * n / bits_per_second(bandwidth)) * 1e6 if nodes > 1 else 0.0
+        optimum = optimum_us(nodes, n, latency_s, bits_per_second(bandwidth), node_latency_s, node_bandwidth_bps)
         auto = t["auto"]
         rows.append({
             "bandwidth": bandwidth, "nodes": nodes, "ranks_per_node": rpn, "placement": placement, "bytes": n,
             "auto_us": f"{auto:.2f}", "auto_pick": pick(runs["auto"]),
             "best_herald": best_herald or "", "best_herald_us": f"{herald[best_herald]:.2f}" if best_herald else "",
             "best_smpi": best_smpi or "", "best_smpi_us": f"{smpi[best_smpi]:.2f}" if best_smpi else "",
-            "bound_us": f"{bound:.2f}",
+            "bound_us": f"{bound:.2f}", "optimum_us": f"{optimum:.2f}",
             "auto_over_best_herald": f"{auto / min(auto, herald[best_herald]):.3f}" if best_herald else "",
             "auto_over_best_smpi": f"{auto / smpi[best_smpi]:.3f}" if best_smpi else "",
-            "auto_over_bound": f"{auto / bound:.3f}" if bound > 0 else ""})
+            "auto_over_bound": f"{auto / bound:.3f}" if bound > 0 else "",
+            "auto_over_optimum": f"{auto / optimum:.3f}" if optimum > 0 else ""})
     rows.sort(key=lambda r: (bits_per_second(r["bandwidth"]), r["placement"], r["nodes"], r["ranks_per_node"],
                              r["bytes"]))
     return rows
@@ -94,14 +111,16 @@ def write_markdown(path, rows, problems, preamble):
     lines = [
         "# The node-aware broadcasts on simulated multi-node clusters", "", preamble, "",
         "| bandwidth | nodes | ranks per node | placement | size | auto (pick) | best herald | "
-        "best SMPI built-in | bound | auto / best herald | auto / best built-in | auto / bound |",
-        "|---|---:|---:|---|---:|---|---|---|---:|---:|---:|---:|"]
+        "best SMPI built-in | bound | optimum | auto / best herald | auto / best built-in | auto / bound | "
+        "auto / optimum |",
+        "|---|---:|---:|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
             f"| {r['bandwidth']} | {r['nodes']} | {r['ranks_per_node']} | {r['placement']} | "
             f"{short_bytes(r['bytes'])} | {r['auto_us']} ({r['auto_pick']}) | {r['best_herald']} {r['best_herald_us']} | "
-            f"{r['best_smpi']} {r['best_smpi_us']} | {r['bound_us']} | {r['auto_over_best_herald']} | "
-            f"{r['auto_over_best_smpi']} | {r['auto_over_bound']} |")
+            f"{r['best_smpi']} {r['best_smpi_us']} | {r['bound_us']} | {r['optimum_us']} | "
+            f"{r['auto_over_best_herald']} | {r['auto_over_best_smpi']} | {r['auto_over_bound']} | "
+            f"{r['auto_over_optimum']} |")
     if problems:
         lines += ["", "Runs that did not end well: " + "; ".join(problems)]
     with open(path, "w") as handle:
@@ -158,7 +177,7 @@ def main():
     parser.add_argument("--node-latency", default="0.2us")
     a = parser.parse_args()
     groups, problems = gather(a.manifest)
-    rows = summarise(groups, seconds(a.latency))
+    rows = summarise(groups, seconds(a.latency), seconds(a.node_latency), bits_per_second(a.node_bandwidth))
     with open(os.path.join(a.out, "node-aware.csv"), "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)
         writer.writeheader()
@@ -166,7 +185,8 @@ def main():
     preamble = (f"Network links of {a.latency} (flat, non-blocking switch); within a node a loopback of "
                 f"{a.node_bandwidth} and {a.node_latency}. Times in microseconds (SMPI, sync clock, median of "
                 "3 broadcasts). best SMPI built-in: the fastest of SMPI's default MPI_Bcast and the built-ins "
-                "run. The bound: a node's data enters through its one link, latency + n / bandwidth. "
+                "run. The bound: a node's data enters through its one link, latency + n / bandwidth. The optimum: "
+                "the pipelined optimum among the nodes plus the last segment's way into a node (node_report.py). "
                 "auto / best herald: auto over the fastest of itself and the herald algorithms run by name (1.000: auto was the fastest).")
     write_markdown(os.path.join(a.out, "hierarchical.md"), rows, problems, preamble)
     plot(os.path.join(a.out, "node-aware.png"), rows)

@@ -103,10 +103,11 @@ struct SendQueues {
 SendQueues send_queues(const NodeLayout& nodes, int rank, const Program& program);
 
 // Every rank's program; programs[r] belongs to rank r.
-// With `ordered_receives`, each rank posts its receives one at a time, in program order, so a message's
-// bytes move only once the receives before its own have completed: a schedule of one-ported rounds needs
-// it, since a rank a round ahead would otherwise send into a receiver still taking the round before and
-// share its link (the executor, the simulator's two networks and the cost model all follow it).
+// With `ordered_receives`, each rank posts its receives one at a time, in program order, and its sends are
+// synchronous (as a pipeline's, even of one segment: an eager send would not wait for the receive), so a
+// message's bytes move only once the receives before its own have completed: a schedule of one-ported
+// rounds needs it, since a rank a round ahead would otherwise send into a receiver still taking the round
+// before and share its link (the executor, the simulator's two networks and the cost model all follow it).
 struct Schedule {
   Problem problem{};
   std::vector<Program> programs;

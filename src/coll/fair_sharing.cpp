@@ -39,7 +39,7 @@ class FairSharing {
  public:
   FairSharing(const Input& in, const CostModel& model, const SendWindow& window)
       : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks),
-        paced_(paced(in.schedule.problem)) {
+        paced_(paced(in.schedule.problem) || in.schedule.ordered_receives) {
     const auto& programs = in.schedule.programs;
     sends_.resize(2 * static_cast<std::size_t>(ranks_));
     next_.assign(sends_.size(), 0);
@@ -253,7 +253,7 @@ class FairSharing {
   const CostModel& model_;
   SendWindow window_;
   int ranks_;
-  bool paced_;  // a pipeline's sends are synchronous
+  bool paced_;  // a pipeline's sends are synchronous, and so are those of a schedule in rounds
   double now_ = 0;
   // Send steps per queue, in program order: rank r's to other nodes at 2r, to its own node at 2r + 1.
   std::vector<std::vector<std::size_t>> sends_;

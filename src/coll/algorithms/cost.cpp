@@ -24,9 +24,10 @@ namespace {
 
 class Terms {
  public:
-  // A pipeline's sends (paced()) are synchronous: none of them is eager.
-  Terms(const CostModel& m, const Problem& p)
-      : m_(m), fair_(m.network == Network::fair_sharing), paced_(paced(p)) {}
+  // A pipeline's sends (paced()) are synchronous: none of them is eager; so are a schedule's in rounds
+  // (`synchronous`, Schedule::ordered_receives).
+  Terms(const CostModel& m, const Problem& p, bool synchronous = false)
+      : m_(m), fair_(m.network == Network::fair_sharing), paced_(synchronous || paced(p)) {}
   double o() const { return fair_ ? m_.overhead : 0.0; }
   double hop(double bytes) const { return 2 * o() + m_.alpha + bytes * m_.beta; }
   double next(double bytes) const {
@@ -145,7 +146,7 @@ double two_tree_cost(const Problem& p, const CostModel& m) {
 // n - 1 + ceil(log2 P) rounds of one segment each: a rank's next send waits for its last one to arrive
 // (a pipeline's sends are synchronous) and for its segment, which came the round before.
 double circulant_cost(const Problem& p, const CostModel& m) {
-  const Terms t(m, p);
+  const Terms t(m, p, true);
   const Pipeline s = pipeline(p);
   const double rounds = s.count - 1 + ceil_log(2, p.ranks);
   return rounds * std::max(t.hop(s.bytes), t.next(s.bytes));

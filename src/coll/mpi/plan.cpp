@@ -43,8 +43,8 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
       if (program[i].op == Step::Op::recv) recvs.push_back(static_cast<std::uint32_t>(i));
   }
   blocking = node.node.empty() && (a.blocking || (problem.bytes <= blocking_bytes && tree_step(program)));
-  paced = herald::paced(problem);
   ordered_receives = receives_in_order(a, problem);
+  paced = herald::paced(problem) || ordered_receives;
   Buffers first;
   first.requests.assign(program.size(), MPI_REQUEST_NULL);
   first.scratch.resize(dataflow.scratch_bytes());

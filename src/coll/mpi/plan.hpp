@@ -44,7 +44,8 @@ struct Plan {
   // part is one receive from its parent followed by sends elsewhere and the message is small, where the
   // nonblocking machinery costs more than it can overlap. Safe: a tree has no cycle to deadlock on.
   bool blocking = false;
-  // A pipeline (paced()): its sends are synchronous, MPI_Issend and MPI_Ssend.
+  // A pipeline (paced()), or a schedule in rounds (ordered_receives): its sends are synchronous, MPI_Issend
+  // and MPI_Ssend.
   bool paced = false;
   // Receives posted one at a time, in program order (receives_in_order()).
   bool ordered_receives = false;
