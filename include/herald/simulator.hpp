@@ -15,7 +15,9 @@ enum class Network : std::uint8_t {
   // Hockney's alpha-beta model: a message of n bytes arrives alpha + n * beta seconds after it starts; each
   // rank has one send port and one receive port (full duplex, single port). A message holds both ports for
   // gap + n * beta seconds: with the default gap (alpha) one message at a time is in flight per port; a
-  // smaller gap (LogP's g) lets a rank start its next message while the previous one's latency runs.
+  // smaller gap (LogP's g) lets a rank start its next message while the previous one's latency runs, but
+  // for a synchronous send (a pipeline's, paced(), or a schedule's in rounds), which holds its sender until
+  // it has arrived (alpha + n * beta), as MPI_Issend does.
   ports,
   // A flat cluster of full-duplex links into a non-blocking switch, as SimGrid models one: every rank's
   // sends leave under the send window, each message spends `overhead` of its sender's time, then alpha in

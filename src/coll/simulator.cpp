@@ -90,6 +90,7 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
   std::vector<bool> queued(P, false);
   std::vector<std::vector<int>> parked(P);  // senders whose receiver has not yet posted their receive
+  const bool synchronous = paced(s.problem) || s.ordered_receives;
 
   // Skips receives; if the next send's inputs have all arrived, queues it.
   auto advance = [&](int r) {
@@ -132,7 +133,9 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
     const double start = std::max({t, send_free[r], recv_free[step.peer], posted_receive});
     const double bytes = model.beta * static_cast<double>(step.range.length);
     const double end = start + model.alpha + bytes;
-    send_free[r] = recv_free[step.peer] = start + model.port_seconds() + bytes;
+    // A synchronous send (a pipeline's, a schedule's in rounds) holds its sender until it has arrived.
+    send_free[r] = start + (synchronous ? model.alpha : model.port_seconds()) + bytes;
+    recv_free[step.peer] = start + model.port_seconds() + bytes;
     arrival[step.peer][recv_of_send[r][i]] = end;
     finish = std::max(finish, end);
     advance(r);

@@ -32,7 +32,8 @@ class Terms {
   double hop(double bytes) const { return 2 * o() + m_.alpha + bytes * m_.beta; }
   double next(double bytes) const {
     if (eager(bytes) && !paced_) return std::max(o(), bytes * m_.beta);  // posting overlaps the previous one's bytes
-    return o() + (fair_ ? m_.alpha : m_.port_seconds()) + bytes * m_.beta;
+    // A synchronous send (paced_) completes once it has arrived, whatever the port's gap.
+    return o() + (fair_ || paced_ ? m_.alpha : m_.port_seconds()) + bytes * m_.beta;
   }
   bool eager(double bytes) const { return fair_ && !paced_ && bytes <= static_cast<double>(m_.eager_bytes); }
   double beta() const { return m_.beta; }
