@@ -6,8 +6,9 @@
 #
 #   bench/smpi/run-bcast.sh [--hosts 16,64,256,1024] [--sizes 1,1K,64K,1M,16M,64M,256M]
 #       [--topologies flat,fattree] [--bandwidths 10Gbps,100Gbps] [--latency 1us] [--overhead 4e-8]
-#       [--poll 1e-7] [--algorithms all] [--smpi-algorithms LIST|none] [--reps 1] [--iterations 3]
-#       [--shared-buffer auto|yes|no] [--timeout 1800] [--out DIR] [--build DIR] [-- bench options]
+#       [--poll 1e-7] [--algorithms all] [--smpi-algorithms LIST|none] [--models hand[,tuned]] [--reps 1]
+#       [--iterations 3] [--shared-buffer auto|yes|no] [--timeout 1800] [--out DIR] [--build DIR]
+#       [-- bench options]
 #
 # Platforms (one per topology, bandwidth and host count), every link with --latency and the bandwidth:
 #   flat     every host on its own full-duplex link into one non-blocking switch (as run-dynbcast.sh);
@@ -16,6 +17,12 @@
 #            hosts each (L = 16 from 64 hosts on, a quarter of the hosts below), every leaf with one link
 #            up to each of L top switches, so as many links leave a leaf as enter it (full bisection);
 #            a message crosses two links within a leaf and four between leaves.
+#
+# auto's model: `hand` (the default) gives it the platform's own figures (smpi_cost_model in common.sh: the
+# fair-sharing network, alpha two latencies, the overhead and eager size above); `tuned` is a user's path:
+# herald-tune runs once per platform, on the platform, and writes a tuning file (runs/<setting>-tuning.json,
+# its output beside it), then a run of `auto` alone reads it (HERALD_TUNING_FILE, no other HERALD_ variable);
+# the report shows its row as "auto, tuned".
 #
 # Runs, per platform and size, each in its own smpirun (--timeout seconds at most; one that takes longer
 # is stopped and reported, and the larger sizes of the same run are skipped): herald's (every --algorithms entry, `auto`, and `native`, which is
@@ -69,14 +76,14 @@ smpi_algorithms=binomial_tree,flattree,flattree_pipeline,NTSB,NTSL,NTSL_Isend,sc
 smpi_algorithms+=,scatter_rdb_allgather,arrival_pattern_aware,arrival_pattern_aware_wait,SMP_binary
 smpi_algorithms+=,SMP_binomial,ompi_pipeline,mvapich2_inter_node,mvapich2_intra_node
 smpi_algorithms+=,mvapich2_knomial_intra_node,ompi,mpich,mvapich2,impi
-out=$repo/bench/smpi/results build=$repo/build-smpi
+models=hand out=$repo/bench/smpi/results build=$repo/build-smpi
 command_line="bench/smpi/run-bcast.sh $*"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
     -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --hosts | --sizes | --topologies | --bandwidths | --latency | --overhead | --poll | --algorithms | \
-      --reps | --iterations | --timeout | --out | --build)
+      --models | --reps | --iterations | --timeout | --out | --build)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"
       shift 2
@@ -131,10 +138,12 @@ done
 [[ $shared =~ ^(auto|yes|no)$ ]] || die "--shared-buffer takes auto, yes or no, not '$shared'"
 [[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || die "--timeout takes whole seconds, not '$timeout'"
 [[ $reps =~ ^[0-9]+$ && $iterations =~ ^[0-9]+$ ]] || die "--reps and --iterations take counts"
+[[ $models =~ ^(hand|tuned|hand,tuned|tuned,hand)$ ]] || die "--models takes hand, tuned or both, not '$models'"
 
 smpi_require
-smpi_build "$repo" "$build" herald-bcast-bench
+smpi_build "$repo" "$build" herald-bcast-bench herald-tune
 bench=$build/apps/herald-bcast-bench/herald-bcast-bench
+tune=$build/apps/herald-tune/herald-tune
 mkdir -p "$out/runs"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -239,7 +248,7 @@ run() {
     grep -v '\[xbt_cfg/INFO\]' "$out/runs/$name.log" | tail -5 >&2
   fi
   # herald's runs must finish; SMPI's own algorithms failing is SimGrid's matter (reported, not fatal).
-  if [[ $status != ok && $label == herald ]]; then failures=$((failures + 1)); fi
+  if [[ $status != ok && $label == herald* ]]; then failures=$((failures + 1)); fi
   echo "$name: $status in $((SECONDS - started)) s" >&2
   echo "$topology,$bandwidth,$latency,$p,$bytes,$label,$status,$((SECONDS - started)),$use_shared,$csv" >>"$manifest"
 }
@@ -255,8 +264,21 @@ for topology in "${topology_list[@]}"; do
       smpi_hostfile "$work/hosts" "$p"
       echo "== $setting: $shape" >&2
       declare -A timed_out=()
+      tuning=$out/runs/$setting-tuning.json
+      if [[ $models == *tuned* ]]; then
+        # A user's path: herald-tune on the platform, its file for auto (nothing else set).
+        started=$SECONDS status=ok
+        timeout --kill-after=30 "$timeout" smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" \
+          "${smpi_options[@]}" "$tune" -o "$tuning" >"$out/runs/$setting-tuning.txt" 2>"$out/runs/$setting-tuning.log" ||
+          status=failed
+        echo "$setting-tuning: $status in $((SECONDS - started)) s" >&2
+        echo "$topology,$bandwidth,$latency,$p,0,tune,$status,$((SECONDS - started)),,$tuning" >>"$manifest"
+        if [[ $status != ok ]]; then failures=$((failures + 1)); fi
+      fi
       for bytes in "${byte_list[@]}"; do
-        labels=(herald)
+        labels=()
+        if [[ $models == *hand* ]]; then labels+=(herald); fi
+        if [[ $models == *tuned* && -s $tuning ]]; then labels+=(herald_tuned); fi
         for algorithm in "${smpi_list[@]}"; do labels+=("smpi_$algorithm"); done
         for label in "${labels[@]}"; do
           if [[ -n ${timed_out[$label]:-} ]]; then
@@ -268,6 +290,10 @@ for topology in "${topology_list[@]}"; do
             smpi_cost_model "$latency" "$bandwidth" "$overhead"
             run_env=("${smpi_model[@]}")
             run herald "$bytes" -- --algorithms "$algorithms"
+            run_env=()
+          elif [[ $label == herald_tuned ]]; then
+            run_env=(HERALD_TUNING_FILE="$tuning")
+            run herald_tuned "$bytes" -- --algorithms auto
             run_env=()
           else
             run "$label" "$bytes" --cfg=smpi/bcast:"${label#smpi_}" -- --algorithms native
