@@ -44,6 +44,23 @@ TEST(ClosedForm, ExactWhereThePathIsExact) {
     }
 }
 
+// On the ports network a small gap lets a rank post its next eager message early, but a synchronous send (a
+// pipeline's segment, as MPI_Issend) holds its sender until it has arrived: simulator and formula alike.
+TEST(ClosedForm, SynchronousSendsHoldTheirSenderWhateverTheGap) {
+  const CostModel gapped{.alpha = 2e-6, .beta = 1e-10, .gap = 4e-8};
+  const AlgorithmInfo& chain = find_algorithm("chain");
+  for (int ranks : {2, 3, 8, 17}) {
+    const Problem p{.ranks = ranks, .root = 0, .bytes = 8 * 4096, .parameters = {.segment = 4096}};
+    const double round = gapped.alpha + 4096 * gapped.beta;
+    EXPECT_NEAR(simulated(chain, p, gapped), (8 + ranks - 2) * round, 1e-12) << ranks;
+    EXPECT_NEAR(closed_form(chain, p, gapped), (8 + ranks - 2) * round, 1e-12) << ranks;
+  }
+  // An unsegmented linear broadcast's sends are not synchronous: the gap paces them.
+  const AlgorithmInfo& linear = find_algorithm("linear");
+  const Problem flat{.ranks = 8, .root = 0, .bytes = 100};
+  EXPECT_NEAR(simulated(linear, flat, gapped), 6 * (gapped.port_seconds() + 100 * gapped.beta) + gapped.alpha + 100 * gapped.beta, 1e-12);
+}
+
 TEST(ClosedForm, WithinAFactorOfTheSimulatorEverywhere) {
   // A bound loose enough for approximations (pipeline fill, eager bursts), tight enough to catch a formula
   // that counts the wrong term.
