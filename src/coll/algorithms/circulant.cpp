@@ -72,26 +72,33 @@ std::vector<int> Circulant::receive_schedule(int vrank) const {
   return blocks;
 }
 
+Circulant::Receipts::Receipts(const Circulant& graph, int vrank, int blocks)
+    : schedule_(graph.receive_schedule(vrank)), phase_(graph.phase()), blocks_(blocks),
+      // Phases are whole: the first starts `lead` rounds early, rounds whose blocks do not exist yet.
+      lead_(phase_ == 0 ? 0 : (phase_ - (blocks - 1) % phase_) % phase_) {
+  if (schedule_.empty()) return;  // the root
+  for (int i = 0; i < blocks - 1 + phase_ && last_round_ < 0; ++i)
+    if (raw(i) >= blocks - 1) last_round_ = i;
+}
+
+int Circulant::Receipts::raw(int round) const {
+  const int r = round + lead_;
+  return schedule_[static_cast<std::size_t>(r % phase_)] + (r / phase_) * phase_ - lead_;
+}
+
+int Circulant::Receipts::at(int round) const {
+  if (schedule_.empty()) return -1;
+  const int block = raw(round);
+  if (block < 0) return -1;
+  if (block >= blocks_ - 1) return round == last_round_ ? blocks_ - 1 : -1;
+  return block;
+}
+
 std::vector<int> Circulant::received_blocks(int vrank, int blocks) const {
-  const int q = phase_;
-  if (blocks <= 0 || q == 0) return {};
-  const int rounds = blocks - 1 + q;
-  std::vector<int> got(static_cast<std::size_t>(rounds), -1);
-  if (vrank == 0) return got;
-  const std::vector<int> schedule = receive_schedule(vrank);
-  // Phases are whole: the first starts `lead` rounds early, rounds whose blocks do not exist yet.
-  const int lead = (q - (blocks - 1) % q) % q;
-  bool have_last = false;
-  for (int i = 0; i < rounds; ++i) {
-    const int round = i + lead;
-    const int block = schedule[static_cast<std::size_t>(round % q)] + (round / q) * q - lead;
-    if (block < 0) continue;
-    if (block >= blocks - 1) {
-      if (have_last) continue;
-      have_last = true;
-    }
-    got[static_cast<std::size_t>(i)] = std::min(block, blocks - 1);
-  }
+  if (blocks <= 0 || phase_ == 0) return {};
+  const Receipts receipts(*this, vrank, blocks);
+  std::vector<int> got(static_cast<std::size_t>(blocks - 1 + phase_));
+  for (std::size_t i = 0; i < got.size(); ++i) got[i] = receipts.at(static_cast<int>(i));
   return got;
 }
 
@@ -104,20 +111,21 @@ Program circulant_program(const Problem& p, int rank) {
   if (n == 0 || q == 0) return program;
   const int P = p.ranks;
   const int me = to_virtual(rank, p.root, P);
-  const std::vector<int> mine = graph.received_blocks(me, n);
+  const Circulant::Receipts mine(graph, me, n);
   // Each destination's receipts: what this rank sends it, round by round.
-  std::vector<std::vector<int>> theirs(static_cast<std::size_t>(q));
-  for (int k = 0; k < q; ++k) theirs[static_cast<std::size_t>(k)] = graph.received_blocks((me + graph.skip(k)) % P, n);
+  std::vector<Circulant::Receipts> theirs;
+  theirs.reserve(static_cast<std::size_t>(q));
+  for (int k = 0; k < q; ++k) theirs.emplace_back(graph, (me + graph.skip(k)) % P, n);
   // A rank may skip a round (nothing yet to pass on, or a repeat of the last block): its next block may
   // then leave a round early, and the receives posted in order (AlgorithmInfo::ordered_receives) hold it
   // until its receiver has taken the round before, instead of letting it share that receiver's link.
   const int lead = (q - (n - 1) % q) % q;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    const int k = (static_cast<int>(i) + lead) % q;
-    if (const int block = mine[i]; block >= 0)
+  for (int i = 0; i < n - 1 + q; ++i) {
+    const int k = (i + lead) % q;
+    if (const int block = mine.at(i); block >= 0)
       program.push_back({Step::Op::recv, to_real((me - graph.skip(k) + P) % P, p.root, P),
                          blocks[static_cast<std::size_t>(block)]});
-    if (const int block = theirs[static_cast<std::size_t>(k)][i]; block >= 0)
+    if (const int block = theirs[static_cast<std::size_t>(k)].at(i); block >= 0)
       program.push_back({Step::Op::send, to_real((me + graph.skip(k)) % P, p.root, P),
                          blocks[static_cast<std::size_t>(block)]});
   }

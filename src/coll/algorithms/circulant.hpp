@@ -33,6 +33,19 @@ class Circulant {
   // are not received; blocks past the last stand for the last, which is received once, first time only.
   std::vector<int> received_blocks(int vrank, int blocks) const;
 
+  // The same one round at a time, holding only the rank's receive schedule: a rank's program reads q
+  // destinations' receipts, which as vectors would take q times its own length.
+  class Receipts {
+   public:
+    Receipts(const Circulant& graph, int vrank, int blocks);
+    int at(int round) const;  // the block received in that round, -1 for none
+   private:
+    int raw(int round) const;  // before the repeats of the last block are left out
+    std::vector<int> schedule_;
+    int phase_, blocks_, lead_;
+    int last_round_ = -1;  // the round that brings the last block
+  };
+
  private:
   int ranks_;
   int phase_ = 0;
