@@ -13,6 +13,7 @@
 #include "contender.hpp"
 #include "mpi_call.hpp"
 #include "mpi_main.hpp"
+#include "network_probe.hpp"
 #include "statistics.hpp"
 
 #include <herald/algorithms.hpp>
@@ -53,16 +54,34 @@ MPI_Comm sub_communicator(const std::vector<int>& members) {
   return comm;
 }
 
-// The model between world ranks `a` and `b`; valid on rank `a`.
-CostModel model_between(int a, int b) {
-  MPI_Comm pair = sub_communicator({std::min(a, b), std::max(a, b)});
+// The model between world rank 0 and `peers` (one or two other ranks), valid on rank 0: alpha, beta and the
+// gap to the first, then the overhead and the eager limit, and with a second peer whether rank 0's
+// messages to the two share its link.
+CostModel model_from(const std::vector<int>& peers) {
+  std::vector<int> members{0};
+  members.insert(members.end(), peers.begin(), peers.end());
+  MPI_Comm pair = sub_communicator({0, peers.front()});
   CostModel model;
   if (pair != MPI_COMM_NULL) {
     const Calibration c = calibrate(pair);
     model = {.alpha = c.alpha, .beta = c.beta, .gap = c.gap};
     MPI_Comm_free(&pair);
   }
+  MPI_Comm group = sub_communicator(members);
+  if (group != MPI_COMM_NULL) {
+    apply(probe_network(group), model);
+    MPI_Comm_free(&group);
+  }
   return model;
+}
+
+// Up to two world ranks other than 0 for which `wanted` holds, the first two found.
+template <class Wanted>
+std::vector<int> peers_where(int size, Wanted wanted) {
+  std::vector<int> peers;
+  for (int r = 1; r < size && peers.size() < 2; ++r)
+    if (wanted(r)) peers.push_back(r);
+  return peers;
 }
 
 // Every rank's node, as the lowest world rank sharing its memory.
@@ -211,15 +230,20 @@ int run(int argc, char** argv) {
   int oversubscribed = on_my_node > static_cast<long>(std::max(1U, std::thread::hardware_concurrency()));
   BENCH_MPI(MPI_Bcast(&oversubscribed, 1, MPI_INT, 0, MPI_COMM_WORLD));
   s.oversubscribed = oversubscribed != 0;
-  // Rank 0 and the next rank of its node; rank 0 and the first rank of another node.
-  int neighbour = -1, remote = -1;
-  for (int r = 1; r < size; ++r) {
-    if (leaders[static_cast<std::size_t>(r)] == leaders[0] && neighbour < 0) neighbour = r;
-    if (leaders[static_cast<std::size_t>(r)] != leaders[0] && remote < 0) remote = r;
+  // Rank 0 and the next ranks of its node; rank 0 and the first ranks of other nodes (of two nodes where
+  // there are more than two).
+  const auto on_node_0 = [&](int r) { return leaders[static_cast<std::size_t>(r)] == leaders[0]; };
+  const std::vector<int> neighbours = peers_where(size, on_node_0);
+  std::vector<int> remotes = peers_where(size, [&](int r) { return !on_node_0(r); });
+  if (remotes.size() == 2) {
+    const auto other_node = std::find_if(leaders.begin(), leaders.end(), [&](int l) {
+      return l != leaders[0] && l != leaders[static_cast<std::size_t>(remotes[0])];
+    });
+    if (other_node != leaders.end()) remotes[1] = static_cast<int>(other_node - leaders.begin());
   }
-  if (neighbour >= 0) tuning.intra_node = model_between(0, neighbour);
-  if (remote >= 0) tuning.inter_node = model_between(0, remote);
-  if (neighbour < 0) tuning.intra_node = *tuning.inter_node;  // one rank per node: only the network is known
+  if (!neighbours.empty()) tuning.intra_node = model_from(neighbours);
+  if (!remotes.empty()) tuning.inter_node = model_from(remotes);
+  if (neighbours.empty()) tuning.intra_node = *tuning.inter_node;  // one rank per node: only the network is known
   // A model the tuning file's reader refuses (a zero alpha or beta) is a failed measurement: say so rather
   // than write a file no run can use.
   auto measured = [](const CostModel& m) { return m.alpha > 0 && m.beta > 0; };
@@ -235,11 +259,15 @@ int run(int argc, char** argv) {
   if (me == 0) {
     std::printf("herald-tune: %s, %d ranks, %d per node\n", tuning.layout.mpi_library.c_str(), size,
                 tuning.layout.ranks_per_node);
-    std::printf("intra-node: alpha %.3g s, beta %.3g s/byte, gap %.3g s\n", tuning.intra_node.alpha,
-                tuning.intra_node.beta, tuning.intra_node.port_seconds());
-    if (tuning.inter_node)
-      std::printf("inter-node: alpha %.3g s, beta %.3g s/byte, gap %.3g s\n", tuning.inter_node->alpha,
-                  tuning.inter_node->beta, tuning.inter_node->port_seconds());
+    const auto print_model = [](const char* where, const CostModel& m, bool network_measured) {
+      std::printf("%s: alpha %.3g s, beta %.3g s/byte, gap %.3g s, overhead %.3g s, eager up to %zu bytes, "
+                  "network %s\n", where, m.alpha, m.beta, m.port_seconds(), m.overhead, m.eager_bytes,
+                  !network_measured ? "ports (not measured: it takes three ranks)"
+                  : m.network == Network::fair_sharing ? "fair (concurrent messages share the link)"
+                                                         : "ports (messages leave one at a time)");
+    };
+    print_model("intra-node", tuning.intra_node, neighbours.size() == 2 || (neighbours.empty() && remotes.size() == 2));
+    if (tuning.inter_node) print_model("inter-node", *tuning.inter_node, remotes.size() == 2);
   }
 
   if (s.exhaustive) {

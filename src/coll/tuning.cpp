@@ -65,16 +65,32 @@ class Reader {
   }
 
   CostModel model(const json& v, const std::string& where) const {
-    return {.alpha = seconds(v, "alpha", where, true),
-            .beta = seconds(v, "beta", where, true),
-            .gap = seconds(v, "gap", where, false)};  // written as port_seconds(): always there
+    CostModel m{.alpha = seconds(v, "alpha", where, true),
+                .beta = seconds(v, "beta", where, true),
+                .gap = seconds(v, "gap", where, false)};  // written as port_seconds(): always there
+    // What herald-tune measures besides; a file without them (an older herald-tune's) keeps the defaults.
+    if (v.contains("network")) {
+      const std::string network = text(v, "network", where);
+      if (network == "fair") m.network = Network::fair_sharing;
+      else if (network != "ports") fail(where + ".network '" + network + "' is neither 'ports' nor 'fair'");
+    }
+    if (v.contains("overhead")) m.overhead = seconds(v, "overhead", where, false);
+    if (v.contains("eager_bytes")) m.eager_bytes = count(v, "eager_bytes", where);
+    return m;
   }
 
  private:
   std::string source_;
 };
 
-json model_json(const CostModel& m) { return {{"alpha", m.alpha}, {"beta", m.beta}, {"gap", m.port_seconds()}}; }
+json model_json(const CostModel& m) {
+  return {{"alpha", m.alpha},
+          {"beta", m.beta},
+          {"gap", m.port_seconds()},
+          {"network", m.network == Network::fair_sharing ? "fair" : "ports"},
+          {"overhead", m.overhead},
+          {"eager_bytes", m.eager_bytes}};
+}
 
 }  // namespace
 

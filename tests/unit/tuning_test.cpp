@@ -3,6 +3,7 @@
 #include <herald/tuning.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <string>
@@ -59,8 +60,30 @@ TEST(Tuning, RoundTrips) {
   EXPECT_EQ(tuning_json(t).find("\"leaders\": \"chain\""), std::string::npos) << "only set stages are written";
 
   Tuning two = t;
-  two.inter_node = CostModel{.alpha = 2e-6, .beta = 1e-9, .gap = 1e-7};
-  EXPECT_DOUBLE_EQ(parse_tuning(tuning_json(two), "t.json").inter_node->alpha, 2e-6);
+  two.inter_node = CostModel{.alpha = 2e-6, .beta = 1e-9, .gap = 1e-7, .network = Network::fair_sharing,
+                             .overhead = 4e-8, .eager_bytes = 65535};
+  const Tuning back_two = parse_tuning(tuning_json(two), "t.json");
+  EXPECT_DOUBLE_EQ(back_two.inter_node->alpha, 2e-6);
+  EXPECT_EQ(back_two.inter_node->network, Network::fair_sharing);
+  EXPECT_DOUBLE_EQ(back_two.inter_node->overhead, 4e-8);
+  EXPECT_EQ(back_two.inter_node->eager_bytes, 65535u);
+  EXPECT_EQ(back_two.intra_node.network, Network::ports);
+}
+
+// A file of an herald-tune that measured only alpha, beta and the gap reads as the ports network.
+TEST(Tuning, ModelWithoutNetworkFieldsIsPorts) {
+  nlohmann::json doc = nlohmann::json::parse(tuning_json(sample()));
+  for (const char* field : {"network", "overhead", "eager_bytes"}) {
+    ASSERT_TRUE(doc["model"]["intra_node"].contains(field)) << field;
+    doc["model"]["intra_node"].erase(field);
+  }
+  const std::string text = doc.dump();
+  ASSERT_EQ(text.find("overhead"), std::string::npos) << text;
+  const Tuning back = parse_tuning(text, "old.json");
+  EXPECT_EQ(back.intra_node.network, Network::ports);
+  EXPECT_EQ(back.intra_node.overhead, 0.0);
+  EXPECT_EQ(back.intra_node.eager_bytes, 0u);
+  EXPECT_DOUBLE_EQ(back.intra_node.gap.value(), 5e-8);
 }
 
 TEST(Tuning, RefusesWhatItCannotUse) {
@@ -80,6 +103,9 @@ TEST(Tuning, RefusesWhatItCannotUse) {
   expect_refused(replaced("\"leaders\": \"two_tree\"", "\"leaders\": 2"), "leaders is not a string");
   expect_refused(replaced("\"alpha\": 3e-07", "\"alpha\": 0"), "alpha must be positive");
   expect_refused(replaced("\"alpha\": 3e-07", "\"alpha\": \"3\""), "alpha is not a number");
+  expect_refused(replaced("\"network\": \"ports\"", "\"network\": \"ring\""), "network 'ring' is neither");
+  expect_refused(replaced("\"eager_bytes\": 0", "\"eager_bytes\": -1"), "eager_bytes is not a non-negative");
+  expect_refused(replaced("\"overhead\": 0.0", "\"overhead\": -1"), "overhead must be non-negative");
   expect_refused(replaced("\"ranks_per_node\": 4", "\"ranks_per_node\": -4"), "ranks_per_node");
   expect_refused(replaced("\"mpi_library\": \"Open MPI v4.1.4\",", ""), "no \"mpi_library\"");
   expect_refused(replaced("\"bytes\": 1048576", "\"bytes\": 1024"), "two cells for 4 ranks and 1024 bytes");
