@@ -84,6 +84,11 @@ TEST(TuningFile, AsTheModeSays) {
     std::ifstream in(path);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const herald::Tuning t = herald::parse_tuning(text, path);
+    // Besides alpha and beta herald-tune measured the overhead (a send's posting takes time), the eager
+    // limit and, with three ranks on the node, the network; which network and limit is the MPI's own.
+    EXPECT_GT(t.intra_node.overhead, 0.0);
+    for (const char* field : {"\"network\"", "\"eager_bytes\"", "\"overhead\""})
+      EXPECT_NE(text.find(field), std::string::npos) << field << " missing from " << path;
     int cells = 0;
     for (const herald::TuningCell& c : t.cells) {
       if (c.ranks != P) continue;
