@@ -68,13 +68,15 @@ const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& m
 // memory (problem.node_memory, the layout's one node), the installed MPI_Bcast is the peer to beat, over the
 // same memory, and the model cannot price it: herald's messages are no faster than its own, and node memory
 // (AlgorithmInfo::node_memory) wins only once a call is long enough to pay for its synchronisation. So auto
-// keeps MPI_Bcast there below `native_below` bytes (std::nullopt, exactly where keeps_native()) and from there
-// runs the cheapest algorithm
+// keeps MPI_Bcast there below `native_below` bytes (std::nullopt, exactly where keeps_native()); unset, below
+// default_native_below() for the node's ranks; from there runs the cheapest algorithm
 // that carries the node through its memory, at the caller's parameters or its defaults (no segment search:
 // node memory moves slot-sized pieces). Elsewhere it is choose_algorithm(). Pure and deterministic.
-bool keeps_native(const Problem& problem, std::size_t native_below) noexcept;
-std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model, std::size_t native_below,
-                                        LinkLoads* loads = nullptr);
+bool keeps_native(const Problem& problem, std::optional<std::size_t> native_below) noexcept;
+std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model,
+                                        std::optional<std::size_t> native_below, LinkLoads* loads = nullptr);
+// The size below which MPI_Bcast beats node memory on a node of `ranks` ranks, as measured (selector.cpp).
+std::size_t default_native_below(int ranks) noexcept;
 
 // Built-in models of typical machines (docs/tuning.md, "Without a tuning file"): published orders of
 // magnitude for their latency, bandwidth and per-message cost, not measurements of any one machine.

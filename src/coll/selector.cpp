@@ -173,12 +173,18 @@ bool one_shared_node(const Problem& problem) noexcept {
 }
 }  // namespace
 
-bool keeps_native(const Problem& problem, std::size_t native_below) noexcept {
-  return one_shared_node(problem) && problem.bytes < native_below;
+// With Open MPI 4.1.4 on one node of the 2-core VM (bench/tune/results/untuned_openmpi_p{2,4}*.csv) node
+// memory's fixed cost, about 0.2 us a call at 2 ranks and 0.6 at 4, is above MPI_Bcast's own up to 256 B at
+// 2 ranks (0.08-0.13 us) and up to 128 B at 4 (0.24-0.55); from 512 B and 256 B it is below (MPI_Bcast's
+// tree grows with the ranks, the ring does not).
+std::size_t default_native_below(int ranks) noexcept { return ranks <= 2 ? 512 : 256; }
+
+bool keeps_native(const Problem& problem, std::optional<std::size_t> native_below) noexcept {
+  return one_shared_node(problem) && problem.bytes < native_below.value_or(default_native_below(problem.ranks));
 }
 
-std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model, std::size_t native_below,
-                                        LinkLoads* loads) {
+std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model,
+                                        std::optional<std::size_t> native_below, LinkLoads* loads) {
   if (keeps_native(problem, native_below)) return std::nullopt;
   if (!one_shared_node(problem)) return choose_algorithm(problem, model, loads);
   // Each node-memory algorithm at the caller's parameters, else its defaults: the ring moves slot-sized

@@ -39,7 +39,7 @@ constexpr std::array table = {
             "coll", "a built-in model of a typical machine when there is no tuning file", ""},
     Setting{"HERALD_TUNING_FILE", path, "", "", "coll", "a tuning file written by herald-tune, for auto", ""},
     Setting{"HERALD_TUNING_FALLBACK", switch_, "0", "", "coll", "a refused tuning file is reported once and set aside", ""},
-    Setting{"HERALD_AUTO_NATIVE_BELOW", bytes, "0", "", "coll",
+    Setting{"HERALD_AUTO_NATIVE_BELOW", bytes, "512 at 2 ranks a node, 256 above", "", "coll",
             "without a measurement, on one node, auto keeps the MPI's own broadcast below this size", ""},
     Setting{"HERALD_VERBOSE", switch_, "0", "", "coll", "rank 0 of each communicator says what auto runs and why", ""},
     Setting{"HERALD_SENDS_IN_FLIGHT", count, "1", "1..", "coll", "sends of one rank the executor keeps in flight", ""},

@@ -34,6 +34,21 @@ TEST(Unmeasured, OneNodeKeepsNativeBelowTheRuleThenNodeMemory) {
         }
 }
 
+// Unset, the rule is the measured one: MPI_Bcast below 512 B at 2 ranks on the node, below 256 B above;
+// 0 turns it off.
+TEST(Unmeasured, DefaultRuleFollowsTheNodesRanks) {
+  EXPECT_EQ(default_native_below(2), 512u);
+  for (int ranks : {3, 4, 8, 64}) EXPECT_EQ(default_native_below(ranks), 256u);
+  for (int ranks : {2, 3, 4, 8})
+    for (std::size_t bytes = 1; bytes <= 1024; bytes *= 2) {
+      const Problem p{.ranks = ranks, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(ranks, ranks),
+                      .node_memory = true};
+      EXPECT_EQ(keeps_native(p, std::nullopt), bytes < (ranks == 2 ? 512u : 256u)) << ranks << " ranks, " << bytes;
+      EXPECT_FALSE(keeps_native(p, 0));
+      EXPECT_EQ(choose_unmeasured(p, models[0], std::nullopt).has_value(), !keeps_native(p, std::nullopt));
+    }
+}
+
 // A segment the caller gives is kept.
 TEST(Unmeasured, OneNodeKeepsTheCallersSegment) {
   const Problem p{.ranks = 4, .root = 0, .bytes = 1 << 20, .parameters = {.segment = 16384},

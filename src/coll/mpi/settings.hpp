@@ -43,8 +43,8 @@ class CollSettings {
   // HERALD_MAX_MESSAGE_BYTES: the largest message herald sends.
   std::size_t message_limit() const noexcept { return message_limit_; }
   // HERALD_AUTO_NATIVE_BELOW: without a measurement, on one node, auto keeps MPI_Bcast below this size (0:
-  // never, the default: see docs/configuration.md for what it costs an erroneous program).
-  std::size_t native_below() const noexcept { return native_below_; }
+  // never); unset, default_native_below() (see docs/configuration.md for what it costs an erroneous program).
+  std::optional<std::size_t> native_below() const noexcept { return native_below_; }
 
   // A name from the table, nullptr for "auto" or "native" (`native` says which); an empty name is
   // HERALD_ALGORITHM's. Throws on unknown names.
@@ -57,7 +57,7 @@ class CollSettings {
   EmulatedNodes emulated_nodes_{};
   SendWindow window_;
   std::size_t message_limit_ = max_message_bytes;
-  std::size_t native_below_ = 0;
+  std::optional<std::size_t> native_below_;
   std::optional<Error> error_;
   // The last name resolved, checked before the table look-up.
   std::string last_name_;

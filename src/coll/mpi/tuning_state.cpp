@@ -45,7 +45,7 @@ const TuningCell* TuningState::measured(int ranks, std::size_t bytes) {
   return last_measured_ = it->second;
 }
 
-void TuningState::explain(const Problem& problem, const TuningCell* cell, std::size_t native_below) {
+void TuningState::explain(const Problem& problem, const TuningCell* cell, std::optional<std::size_t> native_below) {
   if (problem.ranks < 2 || problem.bytes == 0) return;  // nothing moves: nothing to choose
   if (!explained_.insert({problem.ranks, problem.bytes}).second) return;
   const auto parameters = [](const Parameters& p) {
@@ -66,8 +66,9 @@ void TuningState::explain(const Problem& problem, const TuningCell* cell, std::s
   std::string text = "herald auto: " + std::to_string(problem.ranks) + " ranks, " + std::to_string(problem.bytes) +
                      " bytes: ";
   if (keeps_native(problem, native_below)) {
-    std::fprintf(stderr, "%snative: one node whose ranks share memory, no tuning-file cell, below "
-                 "HERALD_AUTO_NATIVE_BELOW (%zu bytes)\n", text.c_str(), native_below);
+    std::fprintf(stderr, "%snative: one node whose ranks share memory, no tuning-file cell, below %zu bytes (%s)\n",
+                 text.c_str(), native_below.value_or(default_native_below(problem.ranks)),
+                 native_below ? "HERALD_AUTO_NATIVE_BELOW" : "herald's default for this many ranks on a node");
     return;
   }
   // The same choice as the call's (CommState::plan()), and the prices it compared.

@@ -31,7 +31,7 @@ class TuningState {
   const TuningCell* measured(int ranks, std::size_t bytes);
   // Prints to stderr, once per (ranks, bytes), what "auto" runs and why: the measured cell, or the cost
   // model's prediction and runners-up (HERALD_VERBOSE: Context::explain()).
-  void explain(const Problem& problem, const TuningCell* cell, std::size_t native_below);
+  void explain(const Problem& problem, const TuningCell* cell, std::optional<std::size_t> native_below);
 
  private:
   CostModel model_;
