@@ -6,10 +6,10 @@
 
 namespace herald::tune {
 
-std::vector<Candidate> candidates(std::size_t bytes, std::optional<int> node_size, bool spans_nodes) {
+std::vector<Candidate> candidates(std::size_t bytes, bool spans_nodes) {
   std::vector<Candidate> list{{"native"}};
   for (const AlgorithmInfo& a : algorithms()) {
-    const Parameters base{.node_size = a.reads_node_size ? node_size : std::nullopt};
+    const Parameters base{};
     list.push_back({std::string(a.name), base});
     if (!a.reads_segment || (a.reads_node_size && !spans_nodes)) continue;
     // A pipeline whose best segment the model places below 16 KiB (circulant's, between the sizes) starts

@@ -21,11 +21,11 @@ struct Candidate {
 // "native" first, then every algorithm of the table at its defaults, and each segmented one at segment sizes
 // 16 KiB, 64 KiB, ... (at most 4 MiB) below the message size. The node-aware algorithms are measured on one
 // node too, on the layout herald finds there: node_shared carries the node through its memory, which is
-// where herald beats the MPI's own broadcast on one node. Across nodes they run with the job's ranks per node
-// (`node_size`) where the cell is shaped like the job, else on the layout herald finds. On one node their
-// segment sizes are not measured: node memory moves slot-sized pieces whatever the segment, and
+// where herald beats the MPI's own broadcast on one node. Everywhere they run on the nodes herald finds from
+// the host names, as in the job that reads the file (blocks or cyclic alike): no node size is given. On one
+// node their segment sizes are not measured: node memory moves slot-sized pieces whatever the segment, and
 // node_pipeline is a chain there (measured as chain).
-std::vector<Candidate> candidates(std::size_t bytes, std::optional<int> node_size, bool spans_nodes);
+std::vector<Candidate> candidates(std::size_t bytes, bool spans_nodes);
 
 // Whether a pick measured faster than native stands when both are measured again (`pick` and `native`: the
 // slowest rank's seconds per broadcast, one sample a repetition, taken interleaved): faster by the min-max

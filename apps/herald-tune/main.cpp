@@ -157,11 +157,11 @@ bool pick_holds(const Contender& pick, const Contender& native, std::span<std::b
 }
 
 // One cell of the grid, measured on `comm` (its first `ranks` world ranks).
-TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, std::optional<int> node_size, bool spans_nodes,
+TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, bool spans_nodes,
                         const Settings& s) {
   std::vector<std::byte> buffer(bytes);
   std::vector<Contender> list;
-  for (const tune::Candidate& c : tune::candidates(bytes, node_size, spans_nodes))
+  for (const tune::Candidate& c : tune::candidates(bytes, spans_nodes))
     list.emplace_back(c.algorithm, c.parameters, false);
   for (const Contender& c : list) check(c, buffer, comm);
   const int iterations = iterations_for(list.front(), buffer, comm, s);
@@ -277,10 +277,8 @@ int run(int argc, char** argv) {
       MPI_Comm comm = first_ranks(p);
       const bool spans_nodes = std::ranges::count(leaders.begin(), leaders.begin() + p, leaders[0]) < p;
       for (std::size_t bytes = 1; bytes <= s.max_bytes && comm != MPI_COMM_NULL; bytes *= 2) {
-        // herald applies the launcher's ranks per node to communicators shaped like MPI_COMM_WORLD only.
-        const std::optional<int> node_size =
-            p == size && tuning.layout.ranks_per_node < size ? std::optional(tuning.layout.ranks_per_node) : std::nullopt;
-        cells.push_back(measure_cell(comm, p, bytes, node_size, spans_nodes, s));
+        // herald finds the nodes itself, as it will in the job that reads the file: no node size is given.
+        cells.push_back(measure_cell(comm, p, bytes, spans_nodes, s));
         if (me == 0) print_cell(cells.back());
       }
       if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);

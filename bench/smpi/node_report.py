@@ -34,7 +34,8 @@ from bcast_report import bits_per_second, pipelined_optimum_us, seconds, short_b
 
 FIELDS = ["bandwidth", "nodes", "ranks_per_node", "placement", "bytes", "auto_us", "auto_pick",
           "best_herald", "best_herald_us", "best_smpi", "best_smpi_us", "bound_us", "optimum_us",
-          "auto_over_best_herald", "auto_over_best_smpi", "auto_over_bound", "auto_over_optimum"]
+          "auto_over_best_herald", "auto_over_best_smpi", "auto_over_bound", "auto_over_optimum",
+          "tuned_us", "tuned_pick", "tuned_over_optimum"]
 
 
 def pick(row):
@@ -55,11 +56,14 @@ def gather(manifests):
                     problems.append(f"{os.path.basename(m['csv'])}: {m['status']}")
                     continue
                 smpi = m["csv"].rsplit("-smpi-", 1)[1][:-4] if "-smpi-" in m["csv"] else None
+                tuned = m["csv"].endswith("-tuned.csv")  # auto with herald-tune's file alone
                 with open(m["csv"], newline="") as runs:
                     for r in csv.DictReader(runs):
                         label = r["algorithm"]
                         if smpi:
                             label = "smpi:" + smpi
+                        elif tuned:
+                            label = "auto_tuned" if label == "auto" else "smpi:default"
                         elif label == "native":
                             label = "smpi:default"
                         groups[key][label] = r
@@ -85,7 +89,7 @@ def summarise(groups, latency_s, node_latency_s, node_bandwidth_bps):
             continue
         t = {name: float(r["median_us"]) for name, r in runs.items()}
         n = int(runs["auto"]["bytes"])
-        herald = {a: v for a, v in t.items() if a != "auto" and not a.startswith("smpi:")}
+        herald = {a: v for a, v in t.items() if not a.startswith(("auto", "smpi:"))}
         smpi = {a: v for a, v in t.items() if a.startswith("smpi:")}
         best_herald = min(herald, key=herald.get) if herald else None
         best_smpi = min(smpi, key=smpi.get) if smpi else None
@@ -101,7 +105,10 @@ def summarise(groups, latency_s, node_latency_s, node_bandwidth_bps):
             "auto_over_best_herald": f"{auto / min(auto, herald[best_herald]):.3f}" if best_herald else "",
             "auto_over_best_smpi": f"{auto / smpi[best_smpi]:.3f}" if best_smpi else "",
             "auto_over_bound": f"{auto / bound:.3f}" if bound > 0 else "",
-            "auto_over_optimum": f"{auto / optimum:.3f}" if optimum > 0 else ""})
+            "auto_over_optimum": f"{auto / optimum:.3f}" if optimum > 0 else "",
+            "tuned_us": f"{t['auto_tuned']:.2f}" if "auto_tuned" in t else "",
+            "tuned_pick": pick(runs["auto_tuned"]) if "auto_tuned" in t else "",
+            "tuned_over_optimum": f"{t['auto_tuned'] / optimum:.3f}" if "auto_tuned" in t and optimum > 0 else ""})
     rows.sort(key=lambda r: (bits_per_second(r["bandwidth"]), r["placement"], r["nodes"], r["ranks_per_node"],
                              r["bytes"]))
     return rows
@@ -112,15 +119,16 @@ def write_markdown(path, rows, problems, preamble):
         "# The node-aware broadcasts on simulated multi-node clusters", "", preamble, "",
         "| bandwidth | nodes | ranks per node | placement | size | auto (pick) | best herald | "
         "best SMPI built-in | bound | optimum | auto / best herald | auto / best built-in | auto / bound | "
-        "auto / optimum |",
-        "|---|---:|---:|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|"]
+        "auto / optimum | auto, tuned (pick) | tuned / optimum |",
+        "|---|---:|---:|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
         lines.append(
             f"| {r['bandwidth']} | {r['nodes']} | {r['ranks_per_node']} | {r['placement']} | "
             f"{short_bytes(r['bytes'])} | {r['auto_us']} ({r['auto_pick']}) | {r['best_herald']} {r['best_herald_us']} | "
             f"{r['best_smpi']} {r['best_smpi_us']} | {r['bound_us']} | {r['optimum_us']} | "
             f"{r['auto_over_best_herald']} | {r['auto_over_best_smpi']} | {r['auto_over_bound']} | "
-            f"{r['auto_over_optimum']} |")
+            f"{r['auto_over_optimum']} | "
+            + (f"{r['tuned_us']} ({r['tuned_pick']}) | {r['tuned_over_optimum']} |" if r["tuned_us"] else " | |"))
     if problems:
         lines += ["", "Runs that did not end well: " + "; ".join(problems)]
     with open(path, "w") as handle:

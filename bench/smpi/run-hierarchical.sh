@@ -12,13 +12,17 @@
 #       [--placement blocks[,cyclic]] [--bandwidth 10Gbps[,100Gbps]] [--latency 1us]
 #       [--node-bandwidth 800Gbps] [--node-latency 0.2us]
 #       [--algorithms node_pipeline,node_shared,hierarchical,binomial,knomial,two_tree,scatter_rdb,chain]
-#       [--smpi-algorithms none] [--shared-buffer no] [--timeout 1800] [--out DIR] [--build DIR]
+#       [--smpi-algorithms none] [--shared-buffer no] [--models hand[,tuned]] [--timeout 1800] [--out DIR]
+#       [--build DIR]
 #
 # The network is bench/smpi/common.sh's flat cluster (each node on its own full-duplex link into a
 # non-blocking switch); each node's loopback link has --node-bandwidth and --node-latency. auto gets the
 # network's model as bench/smpi/run-bcast.sh gives it, plus the node's model (HERALD_NODE_ALPHA = the
 # loopback latency, HERALD_NODE_BETA = 1 / its bandwidth). --shared-buffer yes gives every rank one
-# buffer (SMPI_SHARED_MALLOC): the memory of thousands of ranks, but no delivery is checked. Writes into
+# buffer (SMPI_SHARED_MALLOC): the memory of thousands of ranks, but no delivery is checked. --models
+# tuned adds a user's path: herald-tune runs once per setting on the platform (runs/<setting>-tuning.json),
+# then auto alone with that file and no other HERALD_ variable, a run per size (the "auto, tuned" column);
+# hand (the default) is the model given as above. Writes into
 # <out> (default bench/smpi/results): hierarchical.md (one row per setting and size: auto's time and pick,
 # the best herald algorithm, the best SMPI built-in, the node-link bound, every node but the root's taking
 # the message through its one link, latency + n / bandwidth, and auto's ratios to the three),
@@ -36,10 +40,11 @@ die() { smpi_die "$@"; }
 nodes=8,16 ranks_per_node=4,8 sizes=1K,64K,1M,16M bandwidth=10Gbps latency=1us
 node_bandwidth=800Gbps node_latency=0.2us
 algorithms=node_pipeline,node_shared,hierarchical,binomial,knomial,two_tree,scatter_rdb,chain
-placement=blocks smpi_algorithms=none shared_buffer=no timeout=1800 out=$repo/bench/smpi/results
+placement=blocks smpi_algorithms=none shared_buffer=no timeout=1800 out=$repo/bench/smpi/results models=hand
 build=$repo/build-smpi
 source "$repo/bench/options.sh"
-parse_options "nodes ranks-per-node sizes placement bandwidth latency node-bandwidth node-latency algorithms smpi-algorithms shared-buffer timeout out build" "$@"
+parse_options "nodes ranks-per-node sizes placement bandwidth latency node-bandwidth node-latency algorithms smpi-algorithms shared-buffer models timeout out build" "$@"
+[[ $models =~ ^(hand|tuned|hand,tuned|tuned,hand)$ ]] || die "--models takes hand, tuned or both, not '$models'"
 for pl in ${placement//,/ }; do
   [[ $pl == blocks || $pl == cyclic ]] || die "--placement takes blocks and cyclic, not '$pl'"
 done
@@ -48,8 +53,9 @@ counts_list "$nodes" --nodes
 counts_list "$ranks_per_node" --ranks-per-node
 
 smpi_require
-smpi_build "$repo" "$build" herald-bcast-bench
+smpi_build "$repo" "$build" herald-bcast-bench herald-tune
 bench=$build/apps/herald-bcast-bench/herald-bcast-bench
+tune=$build/apps/herald-tune/herald-tune
 mkdir -p "$out/runs"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -81,21 +87,39 @@ XML
         for ((i = 0; i < p; ++i)); do
           if [[ $pl == blocks ]]; then echo "host-$((i / r))"; else echo "host-$((i % n))"; fi
         done >"$work/hosts"
+        tuning=$out/runs/$bw-n$n-r$r-$pl-tuning.json
+        if [[ $models == *tuned* ]]; then
+          # A user's path: herald-tune on the platform, its file for auto (no other HERALD_ variable).
+          started=$SECONDS status=ok
+          timeout --kill-after=30 "$timeout" smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" \
+            "${smpi_options[@]}" "$tune" -o "$tuning" >"${tuning%.json}.txt" 2>"${tuning%.json}.log" || status=failed
+          [[ $status == ok ]] || failed=1
+          echo "$bw, $n nodes x $r ranks ($pl), herald-tune: $status, $((SECONDS - started)) s" >&2
+        fi
         for size in ${sizes//,/ }; do
-          # herald's algorithms and auto in one run; each SMPI built-in in a run of its own (smpi:NAME rows).
-          for smpi in herald ${smpi_algorithms//,/ }; do
+          # herald's algorithms and auto in one run (hand: the platform's model given); auto with herald-tune's
+          # file in one (tuned); each SMPI built-in in a run of its own (smpi:NAME rows).
+          runs=()
+          [[ $models == *hand* ]] && runs+=(herald)
+          [[ $models == *tuned* && -s $tuning ]] && runs+=(tuned)
+          for smpi in "${runs[@]}" ${smpi_algorithms//,/ }; do
             [[ $smpi == none ]] && continue
             name=$bw-n$n-r$r-$pl-$size
             args=(--algorithms "$algorithms,auto")
             cfg=()
-            if [[ $smpi != herald ]]; then
+            model=("${smpi_model[@]}" HERALD_NODE_ALPHA="$node_alpha" HERALD_NODE_BETA="$node_beta")
+            if [[ $smpi == tuned ]]; then
+              name+=-tuned
+              args=(--algorithms auto)
+              model=(HERALD_TUNING_FILE="$tuning")
+            elif [[ $smpi != herald ]]; then
               name+=-smpi-$smpi
               args=(--algorithms native)
               cfg=(--cfg=smpi/bcast:"$smpi")
             fi
             status=ok
             started=$SECONDS
-            env "${smpi_model[@]}" HERALD_NODE_ALPHA="$node_alpha" HERALD_NODE_BETA="$node_beta" \
+            env "${model[@]}" \
               timeout --kill-after=30 "$timeout" smpirun -np "$p" -platform "$work/platform.xml" -hostfile "$work/hosts" \
               "${smpi_options[@]}" "${cfg[@]}" "$bench" --clock sync --repetitions 1 --iterations 3 --warmup 1 \
               --time-budget 0 "${shared[@]}" "${args[@]}" --sizes "$size" --csv "$out/runs/$name.csv" \

@@ -59,7 +59,6 @@ std::string tuning_json(const Tuning& tuning);
 // from what every rank of the job sees alike, so that all ranks pick alike.
 struct TuningFit {
   bool spans_nodes = false;  // the job's ranks are on more than one node
-  std::optional<int> node_size{};  // ranks per node to lay a job across nodes with (the file's); unset: herald finds them
   bool node_cells = true;    // the cells measured across nodes apply (the job spans nodes laid out as the file's)
   std::vector<std::string> unused;  // what the file cannot give this job, to be said once
 };

@@ -250,7 +250,6 @@ TuningFit fit_tuning(const Tuning& t, const TuningLayout& job) {
     // count is just its job's size) and this job fills whole nodes of that many.
     const bool laid_as_file = t.inter_node && per_node > 0 && job.ranks % per_node == 0;
     fit.node_cells = laid_as_file;
-    if (laid_as_file) fit.node_size = per_node;
     if (!t.inter_node)
       fit.unused.push_back("it was measured on one node and has no model of the network, which this job across "
                            "nodes prices with herald's defaults (HERALD_PRESET, HERALD_ALPHA, HERALD_BETA set them)");

@@ -19,7 +19,7 @@ bool has(const std::vector<Candidate>& list, std::string_view algorithm) {
 // where node_shared's node memory runs, herald's fastest there. Every algorithm of the table is a candidate.
 TEST(TuneCandidates, OneNodeMeasuresEveryAlgorithmNodeMemoryIncluded) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 20}) {
-    const std::vector<Candidate> list = candidates(bytes, std::nullopt, false);
+    const std::vector<Candidate> list = candidates(bytes, false);
     ASSERT_FALSE(list.empty());
     EXPECT_EQ(list.front(), Candidate{"native"});
     for (const AlgorithmInfo& a : algorithms()) EXPECT_TRUE(has(list, a.name)) << a.name << " at " << bytes;
@@ -32,14 +32,13 @@ TEST(TuneCandidates, OneNodeMeasuresEveryAlgorithmNodeMemoryIncluded) {
   }
 }
 
-// Across nodes the node-aware ones take the job's ranks per node, and are measured at each segment size.
-TEST(TuneCandidates, AcrossNodesTheNodeAwareOnesTakeTheJobsNodes) {
-  const std::vector<Candidate> list = candidates(std::size_t{1} << 20, 4, true);
+// Across nodes the node-aware ones run on the nodes herald finds (no node size given, so a cyclic placement
+// is measured as it runs), and are measured at each segment size.
+TEST(TuneCandidates, AcrossNodesTheNodeAwareOnesFindTheNodes) {
+  const std::vector<Candidate> list = candidates(std::size_t{1} << 20, true);
   int node_shared_segments = 0;
   for (const Candidate& c : list) {
-    const AlgorithmInfo* a = c.algorithm == "native" ? nullptr : &find_algorithm(c.algorithm);
-    if (a && a->reads_node_size) EXPECT_EQ(c.parameters.node_size, 4) << c.algorithm;
-    if (a && !a->reads_node_size) EXPECT_EQ(c.parameters.node_size, std::nullopt) << c.algorithm;
+    EXPECT_EQ(c.parameters.node_size, std::nullopt) << c.algorithm;
     if (c.algorithm == "node_shared" && c.parameters.segment) ++node_shared_segments;
   }
   EXPECT_EQ(node_shared_segments, 2);  // 16 KiB and 256 KiB; 64 KiB is its default, measured as such
@@ -50,7 +49,7 @@ TEST(TuneCandidates, AcrossNodesTheNodeAwareOnesTakeTheJobsNodes) {
 // once; every candidate is a problem the algorithms accept.
 TEST(TuneCandidates, CirculantAlsoBelowSixteenKiB) {
   std::vector<std::size_t> circulant, chain;
-  for (const Candidate& c : candidates(std::size_t{1} << 20, std::nullopt, false)) {
+  for (const Candidate& c : candidates(std::size_t{1} << 20, false)) {
     if (!c.parameters.segment) continue;
     if (c.algorithm == "circulant") circulant.push_back(*c.parameters.segment);
     if (c.algorithm == "chain") chain.push_back(*c.parameters.segment);
@@ -62,7 +61,7 @@ TEST(TuneCandidates, CirculantAlsoBelowSixteenKiB) {
 TEST(TuneCandidates, SegmentsBelowTheMessageEachOnce) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{16 * 1024}, std::size_t{100000}, std::size_t{64} << 20})
     for (bool spans : {false, true}) {
-      const std::vector<Candidate> list = candidates(bytes, spans ? std::optional(2) : std::nullopt, spans);
+      const std::vector<Candidate> list = candidates(bytes, spans);
       for (std::size_t i = 0; i < list.size(); ++i) {
         for (std::size_t j = i + 1; j < list.size(); ++j) EXPECT_FALSE(list[i] == list[j]) << list[i].algorithm;
         if (list[i].parameters.segment) {

@@ -189,7 +189,6 @@ TEST(Tuning, OneNodeFileFitsEveryJob) {
   // 3 ranks on the node: the 2-rank cells, said once.
   TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 3, .ranks_per_node = 3});
   EXPECT_FALSE(fit.spans_nodes);
-  EXPECT_EQ(fit.node_size, std::nullopt);
   ASSERT_NE(find_cell(t, fit, 3, 1024), nullptr);
   EXPECT_TRUE(says(fit, "no cells for 3 ranks: auto takes those for 2 ranks")) << fit.unused.size();
   // The exact shape: nothing to say.
@@ -205,7 +204,6 @@ TEST(Tuning, OneNodeFileFitsEveryJob) {
   for (int own : {4, 2}) {
     fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own});
     EXPECT_TRUE(fit.spans_nodes);
-    EXPECT_EQ(fit.node_size, std::nullopt);
     EXPECT_EQ(find_cell(t, fit, 2, 1024), nullptr);
     EXPECT_TRUE(says(fit, "no model of the network"));
   }
@@ -224,7 +222,6 @@ TEST(Tuning, FileAcrossNodesFitsJobsLaidOutAlike) {
   for (int own : {4, 0}) {
     const TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 16, .ranks_per_node = own});
     EXPECT_TRUE(fit.spans_nodes);
-    EXPECT_EQ(fit.node_size, 4);
     EXPECT_TRUE(fit.unused.empty());
     EXPECT_EQ(find_cell(t, fit, 16, 1024)->algorithm, "chain");
   }
@@ -232,7 +229,6 @@ TEST(Tuning, FileAcrossNodesFitsJobsLaidOutAlike) {
   for (int own : {4, 2}) {
     const TuningFit fit = fit_tuning(t, {.mpi_library = "Open MPI v4.1.4", .ranks = 10, .ranks_per_node = own});
     EXPECT_TRUE(fit.spans_nodes);
-    EXPECT_EQ(fit.node_size, std::nullopt);
     EXPECT_EQ(find_cell(t, fit, 10, 1024), nullptr);
     EXPECT_TRUE(says(fit, "measured with 4 ranks per node"));
   }

@@ -36,9 +36,6 @@ std::size_t PlanKeyHash::operator()(const PlanKey& k) const noexcept {
 CommState::CommState(MPI_Comm user) : user_(user) {
   HERALD_MPI(MPI_Comm_rank(intracommunicator(user), &rank_));
   HERALD_MPI(MPI_Comm_size(user, &size_));
-  int same = MPI_UNEQUAL;
-  HERALD_MPI(MPI_Comm_compare(user, MPI_COMM_WORLD, &same));
-  world_shaped_ = same == MPI_IDENT || same == MPI_CONGRUENT;
   // MPI_TAG_UB is the same on every communicator; MPI_COMM_WORLD always has it, even before the duplicate.
   int* tag_ub = nullptr;
   int found = 0;

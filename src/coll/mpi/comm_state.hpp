@@ -54,8 +54,6 @@ class CommState {
   int size() const noexcept { return size_; }
   // The program's communicator this state belongs to.
   MPI_Comm user() const noexcept { return user_; }
-  // The communicator holds every process in MPI_COMM_WORLD's order, so the launcher's ranks per node apply.
-  bool world_shaped() const noexcept { return world_shaped_; }
   // True once the duplication, then the exchange of node names, have completed; tests without blocking.
   bool ready();
   // Which ranks share a node, found once when the state is made (see ready()).
@@ -91,7 +89,6 @@ class CommState {
   std::vector<std::uint64_t> node_names_;
   NodeLayout layout_;
   int rank_ = 0, size_ = 1;
-  bool world_shaped_ = false;
   int tag_limit_ = 32767;
   std::uint32_t sequence_ = 0;
   std::unordered_map<PlanKey, std::shared_ptr<Plan>, PlanKeyHash> plans_;

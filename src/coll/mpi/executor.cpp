@@ -551,9 +551,6 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   call.key.root = root;
   call.key.bytes = bytes;
   call.key.parameters = merge(options.parameters, context.settings().parameters());
-  // Nodes hold consecutive ranks of MPI_COMM_WORLD (the launchers' default placement).
-  if (!call.key.parameters.node_size && slot.state->world_shaped())
-    call.key.parameters.node_size = context.tuning().job_node_size();
   // Node memory holds the nodes the communicator's layout gives; a node size set by hand names others.
   call.key.node_memory = !call.key.parameters.node_size && slot.state->node_memory_open();
   if (!call.key.algorithm && !call.native) {

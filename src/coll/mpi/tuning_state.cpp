@@ -19,7 +19,6 @@ void TuningState::load() {
   // A job across nodes prices every flat algorithm with the network's model; the hierarchical ones price
   // their hops within a node apart. A file measured on one node has no network model: herald's defaults
   // (or a preset) stand in for it.
-  if (tuning_ && fit_.spans_nodes) job_node_size_ = fit_.node_size;
   // A measured file wins over a preset; without either, the defaults (cost_model_from_environment()).
   CostModel base = tuning_ ? tuning_->intra_node : cost_model_from_environment();
   if (tuning_ && fit_.spans_nodes) {

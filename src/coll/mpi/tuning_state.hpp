@@ -22,9 +22,6 @@ class TuningState {
   void load();
 
   const CostModel& cost_model() const noexcept { return model_; }
-  // Ranks per node for communicators shaped like MPI_COMM_WORLD: the tuning file's, when the job spans
-  // nodes (0: one node). The same on every rank, as every rank's schedule must be.
-  std::optional<int> job_node_size() const noexcept { return job_node_size_; }
   // The measured cell of the tuning file "auto" takes for `ranks` and `bytes`, or nullptr where the file
   // has none (or there is no file): the cost model decides there.
   // Remembered per shape: a broadcast's own cost must not grow with the file.
@@ -37,7 +34,6 @@ class TuningState {
   CostModel model_;
   std::optional<Tuning> tuning_;
   TuningFit fit_;  // how this job uses tuning_
-  std::optional<int> job_node_size_;
   std::unordered_map<std::uint64_t, const TuningCell*> measured_;  // (ranks, bytes) -> cell or nullptr
   std::uint64_t last_measured_key_ = ~std::uint64_t{0};
   const TuningCell* last_measured_ = nullptr;
