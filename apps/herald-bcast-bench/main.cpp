@@ -187,9 +187,9 @@ void predict(Measurement& m, const Contender& c, const Settings& s, int ranks, c
   // MPI's own algorithms are not schedules: nothing to simulate.
   if (c.is_native() || m.resolved == "native" || m.resolved == via_herald_native) return;
   Problem problem{ranks, s.root, m.bytes, merge(s.parameters, parameters_from_environment()), layout};
-  // "auto" ran the segment size it priced best too (the same choice herald made, from the same settings and
-  // the communicator's node layout).
-  if (c.name() == "auto") problem.parameters = choose_algorithm(problem, cost_model_from_environment()).parameters;
+  // "auto" ran the parameters herald resolved for it (run_benchmark(): herald::resolve(), its tuning file
+  // or its model, as the call decides).
+  if (c.name() == "auto") problem.parameters = m.parameters;
   const Schedule schedule = make_schedule(find_algorithm(m.resolved), problem);
   // herald's own model (what "auto" prices with): the calibration above unless HERALD_* say otherwise, and
   // with HERALD_NETWORK=fair the fair-sharing network under the executor's send window.
@@ -268,7 +268,13 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
       Measurement m;
       m.bytes = bytes;
       m.algorithm = c.name();
-      m.resolved = c.name() == "auto" ? resolve_algorithm(comm, c.options(), bytes, s.root) : c.name();
+      if (c.name() == "auto") {
+        Resolved r = resolve(comm, c.options(), bytes, s.root);
+        m.resolved = std::move(r.algorithm);
+        m.parameters = r.parameters;
+      } else {
+        m.resolved = c.name();
+      }
       m.iterations = iterations;
       m.samples = std::move(samples[k]);
       m.spread = spread_of(m.samples);

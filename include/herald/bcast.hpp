@@ -84,6 +84,12 @@ NodeLayout node_layout(MPI_Comm comm);
 // first use of `comm`, as attach(). (The communicator comes first: where MPI_Comm is an int, as in MPICH,
 // this overload and the next would otherwise be ambiguous.)
 std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t bytes, int root = 0);
+// The same with the parameters the broadcast runs with (its algorithm's defaults applied; empty for "native").
+struct Resolved {
+  std::string algorithm;
+  Parameters parameters{};
+};
+Resolved resolve(MPI_Comm comm, const Options& options, std::size_t bytes, int root = 0);
 // The same for `ranks` ranks of an unknown layout (one node).
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes);
 

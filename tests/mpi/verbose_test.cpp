@@ -32,10 +32,13 @@ TEST(Verbose, NamesTheAlgorithmAutoRuns) {
   }
   const std::vector<std::size_t> sizes{1, 100, 4096, 100000};
   std::vector<std::string> runs;
+  std::vector<herald::Resolved> resolved;
   for (std::size_t bytes : sizes) {
     std::vector<std::byte> buffer(bytes, std::byte{7});
     herald::bcast(buffer, 0, MPI_COMM_WORLD);
     runs.push_back(herald::resolve_algorithm(MPI_COMM_WORLD, {}, bytes, 0));
+    resolved.push_back(herald::resolve(MPI_COMM_WORLD, {}, bytes, 0));
+    EXPECT_EQ(resolved.back().algorithm, runs.back()) << bytes;
   }
   if (rank != 0) return;
   std::fflush(stderr);
@@ -50,6 +53,11 @@ TEST(Verbose, NamesTheAlgorithmAutoRuns) {
     const std::string line = "herald auto: " + std::to_string(size) + " ranks, " + std::to_string(sizes[i]) +
                              " bytes: " + runs[i];
     EXPECT_NE(said.find(line), std::string::npos) << "expected '" << line << "' in:\n" << said;
+    // herald::resolve() gives the segment the call runs, as the line names it.
+    if (const auto segment = resolved[i].parameters.segment) {
+      const std::string with_segment = line + " segment " + std::to_string(*segment);
+      EXPECT_NE(said.find(with_segment), std::string::npos) << "expected '" << with_segment << "' in:\n" << said;
+    }
   }
 }
 

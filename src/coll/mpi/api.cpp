@@ -128,13 +128,17 @@ NodeLayout node_layout(MPI_Comm comm) {
   return context.state(comm)->layout();
 }
 
-std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t bytes, int root) {
+Resolved resolve(MPI_Comm comm, const Options& options, std::size_t bytes, int root) {
   mpi::Context& context = mpi::Context::get();
   const auto lock = context.lock();
   context.check_settings();
   std::shared_ptr<mpi::CommState> state = context.state(comm);
-  if (state->size() == 1 || bytes == 0) return resolve_algorithm(options, state->size(), bytes);
+  if (state->size() == 1 || bytes == 0) return {resolve_algorithm(options, state->size(), bytes)};
   return mpi::resolve(state, bytes, root, options);  // the same decision as a call's
+}
+
+std::string resolve_algorithm(MPI_Comm comm, const Options& options, std::size_t bytes, int root) {
+  return resolve(comm, options, bytes, root).algorithm;
 }
 
 std::string resolve_algorithm(const Options& options, int ranks, std::size_t bytes) {

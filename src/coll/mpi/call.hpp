@@ -53,6 +53,6 @@ Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Op
 void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal);
 // The algorithm a call of `bytes` bytes from `root` with `options` runs on `state`'s communicator, decided as
 // the call decides ("native": MPI's own); throws where the call would refuse.
-std::string resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options);
+Resolved resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options);
 
 }  // namespace herald::mpi

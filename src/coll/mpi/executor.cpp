@@ -712,10 +712,11 @@ Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Op
   return Request(std::move(run));
 }
 
-std::string resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options) {
+Resolved resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options) {
   const Call call = prepare({state, 0}, bytes, root, options);  // the same decision as a call's
-  if (call.native) return "native";
-  return std::string(state->plan(call.key)->algorithm->name);
+  if (call.native) return {"native"};
+  const auto plan = state->plan(call.key);
+  return {std::string(plan->algorithm->name), plan->problem.parameters};
 }
 
 }  // namespace mpi
