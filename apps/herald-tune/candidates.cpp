@@ -25,11 +25,15 @@ std::vector<Candidate> candidates(std::size_t bytes, bool spans_nodes) {
   return list;
 }
 
-bool pick_holds(std::span<const double> pick, std::span<const double> native, bool oversubscribed) {
+bool clearly_faster(std::span<const double> pick, std::span<const double> native) {
   if (pick.empty() || native.empty()) return false;
   const bench::Spread p = bench::spread_of(pick), n = bench::spread_of(native);
-  if (bench::compare(p, n) != bench::Verdict::faster) return false;
-  return !oversubscribed || p.median <= oversubscribed_margin * n.median;
+  return p.median < n.min && p.median <= clear_margin * n.median;
+}
+
+bool pick_holds(std::span<const double> pick, std::span<const double> native, bool oversubscribed) {
+  if (!clearly_faster(pick, native)) return false;
+  return !oversubscribed || bench::spread_of(pick).median <= oversubscribed_margin * bench::spread_of(native).median;
 }
 
 }  // namespace herald::tune

@@ -3,10 +3,10 @@
 // Always: the point-to-point model (alpha, beta, gap) between two ranks of rank 0's node and, when the job
 // spans nodes, between rank 0 and a rank of another node. With --exhaustive: for every (ranks, bytes) of a
 // grid, every algorithm at its defaults and each segmented one at each segment size, interleaved with the
-// installed MPI_Bcast, medians of the repetitions; the fastest is the cell's winner if it is distinguishably
-// faster than MPI_Bcast (its min-max range below native's) in that round, again in a second round of the two
-// alone, and once more at the end of the run (pick_holds(), with a margin where ranks outnumber cores), else
-// native.
+// installed MPI_Bcast, medians of the repetitions; the fastest is the cell's winner if it is clearly faster
+// than MPI_Bcast (tune::clearly_faster(): its median below every sample of native's, by 5% at least) in that
+// round, again in a second round of the two alone, and once more at the end of the run (pick_holds(), with a
+// margin where ranks outnumber cores), else native.
 #include "calibration.hpp"
 #include "candidates.hpp"
 #include "cli.hpp"
@@ -129,11 +129,25 @@ MPI_Comm first_ranks(int p) {
   return sub_communicator(members);
 }
 
-void print_cell(const TuningCell& cell) {
-  std::string name = cell.algorithm;
-  if (cell.parameters.segment) name += " / " + std::to_string(*cell.parameters.segment) + " B segments";
-  std::printf("| %d | %zu | %s | %.2f | %.2f | %.2f |\n", cell.ranks, cell.bytes, name.c_str(), cell.seconds * 1e6,
-              cell.native_seconds * 1e6, cell.native_seconds / std::max(cell.seconds, 1e-12));
+// A cell's winner, and herald's fastest candidate with why it did not win where native did.
+struct Measured {
+  TuningCell cell;
+  std::string fastest;  // herald's fastest candidate: name, median and min-max in us
+  std::string why;      // where native won: why the fastest did not
+};
+
+std::string describe(const std::string& algorithm, const Parameters& parameters) {
+  std::string name = algorithm;
+  if (parameters.segment) name += " / " + std::to_string(*parameters.segment) + " B segments";
+  return name;
+}
+
+void print_cell(const Measured& m) {
+  const TuningCell& cell = m.cell;
+  std::printf("| %d | %zu | %s | %.2f | %.2f | %.2f | %s%s%s |\n", cell.ranks, cell.bytes,
+              describe(cell.algorithm, cell.parameters).c_str(), cell.seconds * 1e6, cell.native_seconds * 1e6,
+              cell.native_seconds / std::max(cell.seconds, 1e-12), m.fastest.c_str(), m.why.empty() ? "" : ": ",
+              m.why.c_str());
   std::fflush(stdout);
 }
 
@@ -157,8 +171,7 @@ bool pick_holds(const Contender& pick, const Contender& native, std::span<std::b
 }
 
 // One cell of the grid, measured on `comm` (its first `ranks` world ranks).
-TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, bool spans_nodes,
-                        const Settings& s) {
+Measured measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, bool spans_nodes, const Settings& s) {
   std::vector<std::byte> buffer(bytes);
   std::vector<Contender> list;
   for (const tune::Candidate& c : tune::candidates(bytes, spans_nodes))
@@ -168,23 +181,36 @@ TuningCell measure_cell(MPI_Comm comm, int ranks, std::size_t bytes, bool spans_
   std::vector<std::vector<double>> samples(list.size());
   for (int rep = 0; rep < s.reps; ++rep)
     for (std::size_t i = 0; i < list.size(); ++i) samples[i].push_back(sample(list[i], buffer, comm, iterations));
-  // The fastest herald candidate wins only where every repetition of it beat every one of native's: a
-  // difference smaller than the spread is no reason to leave the installed MPI_Bcast.
+  // The fastest herald candidate wins only where it is clearly faster than native: a difference smaller than
+  // native's spread is no reason to leave the installed MPI_Bcast.
   std::vector<Spread> spreads;
   for (const auto& v : samples) spreads.push_back(spread_of(v));
   std::size_t best = 1;
   for (std::size_t i = 2; i < list.size(); ++i)
     if (spreads[i].median < spreads[best].median) best = i;
-  if (compare(spreads[best], spreads.front()) != Verdict::faster) best = 0;
+  char fastest[200];
+  std::snprintf(fastest, sizeof fastest, "%s %.2f [%.2f, %.2f] against native [%.2f, %.2f]",
+                describe(list[best].name(), list[best].options().parameters).c_str(), spreads[best].median * 1e6,
+                spreads[best].min * 1e6, spreads[best].max * 1e6, spreads.front().min * 1e6, spreads.front().max * 1e6);
+  std::string why;
+  if (!tune::clearly_faster(samples[best], samples.front())) {
+    why = spreads[best].median < spreads.front().median ? "not clearly faster" : "slower";
+    best = 0;
+  }
   // A second, separate round of the two alone must confirm it: one round's drift (a core busy elsewhere for
   // a while) can make a candidate look faster than it is.
-  if (best != 0 && !pick_holds(list[best], list.front(), buffer, comm, iterations, s)) best = 0;
-  return {.ranks = ranks,
-          .bytes = bytes,
-          .algorithm = list[best].is_native() ? "native" : list[best].name(),
-          .parameters = list[best].options().parameters,
-          .seconds = spreads[best].median,
-          .native_seconds = spreads.front().median};
+  if (best != 0 && !pick_holds(list[best], list.front(), buffer, comm, iterations, s)) {
+    why = "not faster in a second round";
+    best = 0;
+  }
+  return {.cell = {.ranks = ranks,
+                   .bytes = bytes,
+                   .algorithm = list[best].is_native() ? "native" : list[best].name(),
+                   .parameters = list[best].options().parameters,
+                   .seconds = spreads[best].median,
+                   .native_seconds = spreads.front().median},
+          .fastest = fastest,
+          .why = why};
 }
 
 int run(int argc, char** argv) {
@@ -271,15 +297,16 @@ int run(int argc, char** argv) {
   }
 
   if (s.exhaustive) {
-    if (me == 0) std::printf("\n| ranks | bytes | winner | us | native us | native / winner |\n|---|---|---|---|---|---|\n");
+    if (me == 0) std::printf("\n| ranks | bytes | winner | us | native us | native / winner | herald's fastest, us: median [min, max] |\n|---|---|---|---|---|---|---|\n");
     std::vector<TuningCell> cells;  // those of the rank counts this rank takes part in (rank 0: all)
     for (int p : s.ranks) {
       MPI_Comm comm = first_ranks(p);
       const bool spans_nodes = std::ranges::count(leaders.begin(), leaders.begin() + p, leaders[0]) < p;
       for (std::size_t bytes = 1; bytes <= s.max_bytes && comm != MPI_COMM_NULL; bytes *= 2) {
         // herald finds the nodes itself, as it will in the job that reads the file: no node size is given.
-        cells.push_back(measure_cell(comm, p, bytes, spans_nodes, s));
-        if (me == 0) print_cell(cells.back());
+        const Measured m = measure_cell(comm, p, bytes, spans_nodes, s);
+        cells.push_back(m.cell);
+        if (me == 0) print_cell(m);
       }
       if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
       BENCH_MPI(MPI_Barrier(MPI_COMM_WORLD));
