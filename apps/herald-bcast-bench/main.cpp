@@ -209,14 +209,17 @@ int run_benchmark(const Settings& s, MPI_Comm comm) {
   for (const std::string& name : s.algorithms) contenders.emplace_back(name, s.parameters, s.nonblocking);
 
   Run run{describe_machine(ranks), s, calibration_for(s, comm), {}};
-  // "auto" prices schedules with this machine's figures unless the user set them. Every rank holds the
-  // same (broadcast) values, so every rank picks the same algorithm. herald reads them at its first call,
-  // which comes after this.
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", run.calibration.alpha);
-  set_program_default("HERALD_ALPHA", text);
-  std::snprintf(text, sizeof text, "%.6g", run.calibration.beta);
-  set_program_default("HERALD_BETA", text);
+  // "auto" prices schedules with this machine's figures unless the user gave a model (the figures, a tuning
+  // file or a preset: the calibration between ranks 0 and 1 would replace a tuning file's network model
+  // with the node's where they share one). Every rank holds the same (broadcast) values, so every rank picks
+  // the same algorithm. herald reads them at its first call, which comes after this.
+  if (!environment("HERALD_TUNING_FILE") && !environment("HERALD_PRESET")) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", run.calibration.alpha);
+    set_program_default("HERALD_ALPHA", text);
+    std::snprintf(text, sizeof text, "%.6g", run.calibration.beta);
+    set_program_default("HERALD_BETA", text);
+  }
   // Which ranks share a node, as herald finds it: herald's first call, after the figures above are set
   // (collective: every rank is here).
   const NodeLayout layout = node_layout(comm);

@@ -130,9 +130,13 @@ void print_header(std::ostream& out, const Run& run) {
       << (c.measured ? "measured by ping-pong between ranks 0 and 1" : "given or defaulted") << ")\n"
       << "# gap between back-to-back small sends " << format("%.3g", c.gap * 1e6) << " us"
       << " (a burst of 64 from rank 0 to 1, measured with alpha and beta; 0 when both are given)\n"
-      << "# auto's cost model: HERALD_ALPHA=" << setting_value("HERALD_ALPHA").text.value_or("")
-      << " HERALD_BETA=" << setting_value("HERALD_BETA").text.value_or("")
-      << " (the figures above unless set by the user)\n";
+      << "# auto's cost model: "
+      << (setting_value("HERALD_TUNING_FILE").text ? "the tuning file's (HERALD_TUNING_FILE), "
+          : setting_value("HERALD_PRESET").text   ? "the preset's (HERALD_PRESET), "
+                                                  : "")
+      << "HERALD_ALPHA=" << setting_value("HERALD_ALPHA").text.value_or("unset")
+      << " HERALD_BETA=" << setting_value("HERALD_BETA").text.value_or("unset")
+      << " (the figures above unless set by the user, or a tuning file or a preset is given)\n";
   char line[256];
   std::snprintf(line, sizeof line, "%10s  %-28s %7s %11s %11s %11s %7s %12s  %s\n", "bytes", "algorithm",
                 "iters", "median_us", "min_us", "max_us", "ratio", "predicted_us", "verdict");
