@@ -123,6 +123,12 @@ std::vector<ByteRange> segments(std::size_t bytes, std::optional<std::size_t> se
 // post every segment at once, they would share its link and arrive together, and the pipeline would
 // collapse into store-and-forward. The executor, the simulator and the cost model all follow this.
 bool paced(const Problem& problem);
+// Whether a schedule's sends are synchronous: a pipeline's (paced()), and a schedule in rounds (its receives
+// posted in order, Schedule::ordered_receives), where an eager send would land in a receiver still taking
+// the round before. The executor, both simulated networks and the cost model ask this one rule.
+inline bool synchronous_sends(const Problem& problem, bool ordered_receives) {
+  return ordered_receives || paced(problem);
+}
 
 // Ranks renumbered so the root is 0: the "virtual rank" every tree builder works in.
 inline int to_virtual(int rank, int root, int ranks) noexcept { return (rank - root + ranks) % ranks; }

@@ -39,7 +39,7 @@ class FairSharing {
  public:
   FairSharing(const Input& in, const CostModel& model, const SendWindow& window)
       : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks),
-        paced_(paced(in.schedule.problem) || in.schedule.ordered_receives) {
+        paced_(synchronous_sends(in.schedule.problem, in.schedule.ordered_receives)) {
     const auto& programs = in.schedule.programs;
     sends_.resize(2 * static_cast<std::size_t>(ranks_));
     next_.assign(sends_.size(), 0);

@@ -90,7 +90,7 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
   std::vector<bool> queued(P, false);
   std::vector<std::vector<int>> parked(P);  // senders whose receiver has not yet posted their receive
-  const bool synchronous = paced(s.problem) || s.ordered_receives;
+  const bool synchronous = synchronous_sends(s.problem, s.ordered_receives);
 
   // Skips receives; if the next send's inputs have all arrived, queues it.
   auto advance = [&](int r) {

@@ -28,7 +28,7 @@ class Terms {
   // A pipeline's sends (paced()) are synchronous: none of them is eager; so are a schedule's in rounds
   // (`synchronous`, Schedule::ordered_receives).
   Terms(const CostModel& m, const Problem& p, bool synchronous = false)
-      : m_(m), fair_(m.network == Network::fair_sharing), paced_(synchronous || paced(p)) {}
+      : m_(m), fair_(m.network == Network::fair_sharing), paced_(synchronous_sends(p, synchronous)) {}
   double o() const { return fair_ ? m_.overhead : 0.0; }
   double hop(double bytes) const { return 2 * o() + m_.alpha + bytes * m_.beta; }
   double next(double bytes) const {

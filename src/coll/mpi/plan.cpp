@@ -44,7 +44,7 @@ Plan::Plan(const AlgorithmInfo& a, const Problem& p, int rank, std::size_t limit
   }
   blocking = node.node.empty() && (a.blocking || (problem.bytes <= blocking_bytes && tree_step(program)));
   ordered_receives = receives_in_order(a, problem);
-  paced = herald::paced(problem) || ordered_receives;
+  paced = synchronous_sends(problem, ordered_receives);
   Buffers first;
   first.requests.assign(program.size(), MPI_REQUEST_NULL);
   first.scratch.resize(dataflow.scratch_bytes());
