@@ -94,8 +94,11 @@ std::vector<int> node_leaders() {
   int leader = me;
   BENCH_MPI(MPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, node));
   MPI_Comm_free(&node);
+  // Gathered to rank 0 and broadcast, 2 (P - 1) messages: SimGrid's SMPI runs MPI_Allgather as P (P - 1)
+  // messages at once, which took it minutes of solving its network at 256 ranks.
   std::vector<int> leaders(static_cast<std::size_t>(size));
-  BENCH_MPI(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  BENCH_MPI(MPI_Gather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+  BENCH_MPI(MPI_Bcast(leaders.data(), size, MPI_INT, 0, MPI_COMM_WORLD));
   return leaders;
 }
 
