@@ -65,8 +65,10 @@ std::uint64_t node_name(EmulatedNodes emulated) {
 }
 
 // Why not MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): it blocks, and this rank must keep forwarding its other
-// broadcasts while the state is made (Context::state()). The host name gives the same nodes, exchanged by a
-// nonblocking allgather on the private duplicate, so nothing of it meets the program's messages.
+// broadcasts while the state is made (Context::state()). The host name gives the same nodes, gathered to rank
+// 0 and broadcast back, nonblocking, on the private duplicate, so nothing of it meets the program's messages.
+// (Not an allgather: SimGrid's SMPI runs MPI_Iallgather as P (P - 1) messages at once, each matched in a
+// queue as long, minutes at 1024 simulated ranks; gather and broadcast are 2 (P - 1).)
 bool CommState::ready() {
   while (phase_ != Phase::done) {
     if (setup_ != MPI_REQUEST_NULL) {
@@ -79,9 +81,12 @@ bool CommState::ready() {
       HERALD_MPI(MPI_Comm_set_errhandler(dup_.get(), MPI_ERRORS_RETURN));
       own_node_ = node_name(Context::get().settings().emulated_nodes());
       node_names_.assign(static_cast<std::size_t>(size_), 0);
-      HERALD_MPI(PMPI_Iallgather(&own_node_, 1, MPI_UINT64_T, node_names_.data(), 1, MPI_UINT64_T, dup_.get(),
-                                 &setup_));
+      HERALD_MPI(PMPI_Igather(&own_node_, 1, MPI_UINT64_T, node_names_.data(), 1, MPI_UINT64_T, 0, dup_.get(),
+                              &setup_));
       phase_ = Phase::gathering;
+    } else if (phase_ == Phase::gathering) {
+      HERALD_MPI(PMPI_Ibcast(node_names_.data(), size_, MPI_UINT64_T, 0, dup_.get(), &setup_));
+      phase_ = Phase::spreading;
     } else {
       // A node is named by its lowest rank.
       std::unordered_map<std::uint64_t, int> lowest;

@@ -83,7 +83,7 @@ class CommState {
   MPI_Comm user_;
   Communicator dup_;
   // Setting up: the MPI_Comm_idup, then the MPI_Iallgather of node names, in flight in setup_.
-  enum class Phase { duplicating, gathering, done } phase_ = Phase::duplicating;
+  enum class Phase { duplicating, gathering, spreading, done } phase_ = Phase::duplicating;
   MPI_Request setup_ = MPI_REQUEST_NULL;
   std::uint64_t own_node_ = 0;
   std::vector<std::uint64_t> node_names_;
