@@ -28,6 +28,27 @@ constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
 
 }  // namespace
 
+std::vector<int> Channel::links() const {
+  // Every rank off this node shares link 0, this rank's network card; a rank on it gets a link of its own,
+  // as copies between the ranks of a node run side by side.
+  MPI_Comm node;
+  HERALD_MPI(MPI_Comm_split_type(raw_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int on_node = 0;
+  HERALD_MPI(MPI_Comm_size(node, &on_node));
+  std::vector<int> local(static_cast<std::size_t>(on_node)), mine(static_cast<std::size_t>(on_node));
+  for (int i = 0; i < on_node; ++i) local[static_cast<std::size_t>(i)] = i;
+  MPI_Group node_group, all_group;
+  HERALD_MPI(MPI_Comm_group(node, &node_group));
+  HERALD_MPI(MPI_Comm_group(raw_, &all_group));
+  HERALD_MPI(MPI_Group_translate_ranks(node_group, on_node, local.data(), all_group, mine.data()));
+  MPI_Group_free(&node_group);
+  MPI_Group_free(&all_group);
+  MPI_Comm_free(&node);
+  std::vector<int> link(static_cast<std::size_t>(size_), 0);
+  for (int r : mine) link.at(static_cast<std::size_t>(r)) = r + 1;
+  return link;
+}
+
 Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   if (options_.max_piece == 0 || options_.max_piece > max_message_bytes)
     throw Error(Errc::invalid_argument, "a largest message of " + std::to_string(options_.max_piece) +
@@ -42,7 +63,7 @@ Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   raw_ = comm_->get();
   rank_ = comm_->rank();
   size_ = comm_->size();
-  bulk_streams_.assign(static_cast<std::size_t>(size_), 0);
+  queue_ = SendQueue<Queued>(links(), {.window = options_.window, .patience = options_.patience});
   slots_.resize(options_.slot_bytes * slot_count);
   slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
   for (int i = 0; i < slot_count; ++i) {
@@ -85,8 +106,9 @@ void Channel::put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t
 }
 
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
-                   int priority, Done sent, std::uint64_t group) {
-  Queued item{priority, posted_++, dest, spare_frame(), {}, {}, std::move(sent), group};
+                   int priority, Done sent, std::size_t whole) {
+  Queued item{spare_frame(), {}, {}, std::move(sent)};
+  std::size_t bulk = 0;
   if (!payload.empty() && single_frame(body.size(), payload.size())) {
     put_frame(item.frame, id, 0, body, payload);
   } else {
@@ -98,8 +120,10 @@ void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std:
     }
     item.payload = payload;
   }
-  queue_.push_back(std::move(item));
-  std::push_heap(queue_.begin(), queue_.end(), Later{});
+  // Every piece of a bulk message is paced, the small last one too: pieces of one message to one rank
+  // then share a lane of the queue and keep their order, which the receiver relies on.
+  if (std::max(whole, payload.size()) >= bulk_bytes) bulk = std::max<std::size_t>(payload.size(), 1);
+  queue_.push(dest, priority, bulk, std::move(item));
 }
 
 bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
@@ -181,60 +205,16 @@ void Channel::track(MPI_Request request, const std::shared_ptr<Transfer>& transf
   ++transfer->pending;
   requests_.push_back(request);
   owners_.push_back(transfer);
-  bulk_.push_back({});  // bulk pieces are tracked by start_payloads()
 }
 
-void Channel::send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer,
-                           std::uint64_t group) {
-  // Every piece queues, even a small one, so none overtakes a bulk piece to the same destination that is
-  // still waiting; start_payloads() then sends at once whatever has room, usually everything.
+void Channel::send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer) {
+  // Right behind its frame: the receiver pairs a source's payloads with its frames in order.
   for (std::size_t at = 0; at < payload.size(); at += options_.max_piece) {
-    ++transfer->pending;
-    payload_waiting_.push_back(
-        {dest, payload.subspan(at, std::min(options_.max_piece, payload.size() - at)), transfer, group});
-  }
-  start_payloads();
-}
-
-std::size_t& Channel::group_bytes(std::uint64_t group) {
-  for (auto& [g, n] : group_bytes_)
-    if (g == group) return n;
-  return group_bytes_.emplace_back(group, 0).second;
-}
-
-bool Channel::start_payloads() {
-  bool any = false;
-  // In order, but a destination with no room holds back only its own later pieces: each destination's
-  // payloads must leave in the order of their frames, which is how the receiver matches them. A group
-  // with no room (one broadcast's copies to this rank's children) holds back its own later pieces too.
-  std::vector<bool> held;
-  for (auto it = payload_waiting_.begin(); it != payload_waiting_.end();) {
-    const auto dest = static_cast<std::size_t>(it->dest);
-    const bool bulk = it->bytes.size() >= bulk_bytes;
-    const bool grouped = bulk && it->group != 0 && options_.window > 0;
-    const auto group_full = [&] {
-      const std::size_t on_wire = group_bytes(it->group);
-      return on_wire > 0 && on_wire + it->bytes.size() > options_.window;
-    };
-    if ((dest < held.size() && held[dest]) || (bulk && bulk_streams_[dest] >= max_bulk_streams) ||
-        (grouped && group_full())) {
-      if (held.size() <= dest) held.resize(static_cast<std::size_t>(size_), false);
-      held[dest] = true;
-      ++it;
-      continue;
-    }
+    const std::size_t bytes = std::min(options_.max_piece, payload.size() - at);
     MPI_Request request;
-    HERALD_MPI(MPI_Isend(it->bytes.data(), static_cast<int>(it->bytes.size()), MPI_BYTE, it->dest, payload_tag,
-                         raw_, &request));
-    requests_.push_back(request);
-    owners_.push_back(std::move(it->transfer));
-    bulk_.push_back({bulk ? it->dest : -1, grouped ? it->group : 0, it->bytes.size()});
-    if (bulk) ++bulk_streams_[dest];
-    if (grouped) group_bytes(it->group) += it->bytes.size();
-    it = payload_waiting_.erase(it);
-    any = true;
+    HERALD_MPI(MPI_Isend(payload.data() + at, static_cast<int>(bytes), MPI_BYTE, dest, payload_tag, raw_, &request));
+    track(request, transfer);
   }
-  return any;
 }
 
 void Channel::rearm() {
@@ -320,16 +300,9 @@ bool Channel::complete_transfers() {
   }
   if (done == MPI_UNDEFINED || done == 0) return false;
 
-  bool bulk_done = false;
   for (int k = 0; k < done; ++k) {
     auto& owner = owners_[indices_[k]];
     if (--owner->pending == 0) finished_.push_back(owner);
-    if (const Bulk b = bulk_[indices_[k]]; b.dest >= 0) {
-      --bulk_streams_[static_cast<std::size_t>(b.dest)];
-      if (b.group != 0 && (group_bytes(b.group) -= b.bytes) == 0)
-        std::erase_if(group_bytes_, [&](const auto& g) { return g.first == b.group; });
-      bulk_done = true;
-    }
   }
   // Drop the completed requests (MPI set them to MPI_REQUEST_NULL), keeping the order of the others.
   std::size_t keep = 0;
@@ -337,16 +310,17 @@ bool Channel::complete_transfers() {
     if (requests_[i] == MPI_REQUEST_NULL) continue;
     requests_[keep] = requests_[i];
     owners_[keep] = std::move(owners_[i]);
-    bulk_[keep] = bulk_[i];
     ++keep;
   }
   requests_.resize(keep);
   owners_.resize(keep);
-  bulk_.resize(keep);
-  if (bulk_done) start_payloads();  // the next pieces of those streams leave now
-  // Callbacks last: they may post new messages, which only touches the queue.
   for (auto& transfer : finished_) {
     if (transfer->outgoing) --in_flight_;
+    if (transfer->paced_bytes > 0) queue_.landed(transfer->paced_dest, transfer->paced_bytes);
+  }
+  if (!queue_.empty()) start_sends();  // what waited for room on those links leaves now
+  // Callbacks last: they may post new messages, which only touches the queue.
+  for (auto& transfer : finished_) {
     if (transfer->done) transfer->done();
     if (transfer->sent) *transfer->sent = true;
   }
@@ -355,10 +329,10 @@ bool Channel::complete_transfers() {
 
 bool Channel::start_sends() {
   bool any = false;
-  while (!queue_.empty() && in_flight_ < options_.max_in_flight) {
-    std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    Queued item = std::move(queue_.back());
-    queue_.pop_back();
+  while (in_flight_ < options_.max_in_flight) {
+    auto departure = queue_.pop();
+    if (!departure) break;
+    Queued& item = departure->item;
     auto transfer = spare_transfer();
     transfer->outgoing = true;
     transfer->frame = std::move(item.frame);
@@ -368,13 +342,15 @@ bool Channel::start_sends() {
     if (!transfer->long_frame.empty()) {
       // Before its stub, so the receiver finds it posted when the stub arrives.
       HERALD_MPI(MPI_Isend(transfer->long_frame.data(), static_cast<int>(transfer->long_frame.size()), MPI_BYTE,
-                           item.dest, long_frame_tag, raw_, &request));
+                           departure->dest, long_frame_tag, raw_, &request));
       track(request, transfer);
     }
-    HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, item.dest,
+    HERALD_MPI(MPI_Isend(transfer->frame.data(), static_cast<int>(transfer->frame.size()), MPI_BYTE, departure->dest,
                          frame_tag, raw_, &request));
     track(request, transfer);
-    send_payload(item.dest, item.payload, transfer, item.group);
+    send_payload(departure->dest, item.payload, transfer);
+    transfer->paced_dest = departure->dest;
+    transfer->paced_bytes = departure->bulk;
     ++in_flight_;
     any = true;
   }

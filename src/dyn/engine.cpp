@@ -256,7 +256,6 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     if (--state->outstanding == 0) state->done = true;
   };
   bool first = true;
-  const std::uint64_t copies = ++next_group_;
   for (const ByteRange& piece : pieces) {
     for (const Hop& hop : hops) {
       Header h{.origin = rank,
@@ -269,7 +268,7 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
                               : std::vector<RouteEntry>{}};
       channel_.post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
-                    hop.to.priority, traced("send", h, hop.to.rank, sent), copies);
+                    hop.to.priority, traced("send", h, hop.to.rank, sent), data.size());
     }
     first = false;
   }
@@ -391,7 +390,6 @@ void Engine::on_message(const Channel::Arrival& arrival) {
     message->seq = h.seq;
     message->total = h.total;
     message->route = std::move(h.route);
-    message->group = ++next_group_;
     if (!whole) {
       by_origin_.emplace(std::pair{h.origin, h.seq}, message);
       message->numbered = true;
@@ -497,7 +495,7 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
                            --forwarded->forwarding;
                            settle(*forwarded);
                          }),
-                  message->group);
+                  message->total);
   }
   message->route_forwarded = true;
   settle(*message);

@@ -79,7 +79,6 @@ struct Engine {
     std::uint64_t seq = 0;
     std::size_t total = 0;
     std::vector<RouteEntry> route;    // the sub-tree this rank serves
-    std::uint64_t group = 0;          // its forwards' group on the channel (see Channel::post)
     bool numbered = false;            // in by_origin_ (only messages in several segments are)
     bool route_forwarded = false;     // children got their routes with the first forwarded segment
     bool placed = false;              // `storage` chosen
@@ -150,7 +149,6 @@ struct Engine {
   Channel channel_;
   Matcher matcher_;
   Matcher::Id next_id_ = 0;
-  std::uint64_t next_group_ = 0;  // a broadcast's copies from this rank form one group on the channel
   std::vector<std::uint64_t> next_seq_;  // per destination: the number of the next message to it
   std::map<std::pair<int, std::uint64_t>, std::shared_ptr<Incoming>> by_origin_;  // (origin, seq)
   std::unordered_map<Matcher::Id, std::shared_ptr<Incoming>> messages_;

@@ -475,6 +475,73 @@ TEST(Dyn, PrioritiesOrderTheChainAndTravelWithIt) {
   }
 }
 
+TEST(Dyn, AnUrgentBroadcastOvertakesQueuedBulkAtAForwarder) {
+  // Rank 0 sends three low-priority broadcasts down the chain 0 -> 1 -> 2 and rank 3 an urgent one down
+  // 3 -> 1 -> 2, each in four segments of 300 KB (above every MPI's eager limit: a piece stays on the wire
+  // until its receiver takes it). Rank 1 forwards with a window of one byte and rank 2 takes nothing until
+  // every segment has reached rank 1, and the urgent broadcast starts once the others are there. So one
+  // low-priority segment is on the wire when the urgent broadcast comes to be forwarded, and the rest
+  // queue ahead of it in time but behind it in priority: the urgent broadcast completes at rank 2 before
+  // any low-priority one can (each still needs segments that leave after all of the urgent one's).
+  // The urgent one comes from another origin: a receive takes a message only once every earlier message
+  // from its origin has announced itself, as MPI orders one sender's messages.
+  const int me = world_rank(), n = world_size();
+  if (n < 4) GTEST_SKIP() << "needs two origins, a forwarder and its child: 4 ranks";
+  constexpr std::size_t segment = 300000, bytes = 4 * segment;
+  constexpr int low = 3, urgent_origin = 3, tags[] = {20, 21, 22, 23};  // the last is urgent
+  const auto origin = [&](int i) { return i == low ? urgent_origin : 0; };
+  Options options{.max_piece = std::size_t{INT_MAX}, .window = me == 1 ? 1 : 0};
+  Endpoint ep(MPI_COMM_WORLD, options);
+  const std::vector<int> chain{1, 2};
+  std::vector<std::vector<std::byte>> data;
+  for (int i = 0; i <= low; ++i) data.push_back(pattern(origin(i), tags[i], i, bytes));
+  std::vector<std::vector<std::byte>> buffers(low + 1, std::vector<std::byte>(bytes));
+  std::vector<Request> requests;
+  // The low-priority ones reach rank 1 first, then the urgent one.
+  const auto send_from = [&](int from) {
+    if (me != from) return;
+    for (int i = 0; i <= low; ++i) {
+      if (origin(i) != me) continue;
+      const std::vector<int> priorities(2, i == low ? 9 : 0);
+      ep.send(data[static_cast<std::size_t>(i)], chain, tags[i],
+              {.priorities = priorities, .algorithm = "chain", .segment = segment})
+          .wait();
+    }
+  };
+  const auto landed_at_forwarder = [&](std::size_t segments) {
+    if (me != 1) return;
+    EXPECT_TRUE(poll_until(ep, [&] { return ep.statistics().segments_forwarded == segments; }))
+        << "segments landed at the forwarder: " << ep.statistics().segments_forwarded;
+  };
+  if (me == 1) {
+    for (int i = 0; i <= low; ++i)
+      requests.push_back(ep.irecv(buffers[static_cast<std::size_t>(i)], origin(i), tags[i]));
+  }
+  send_from(0);
+  landed_at_forwarder(4u * low);
+  MPI_Barrier(MPI_COMM_WORLD);
+  send_from(urgent_origin);
+  landed_at_forwarder(4u * (low + 1));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 1) {
+    for (auto& r : requests) r.wait();
+  } else if (me == 2) {
+    for (int i = 0; i <= low; ++i)
+      requests.push_back(ep.irecv(buffers[static_cast<std::size_t>(i)], origin(i), tags[i]));
+    bool urgent_first = true;
+    EXPECT_TRUE(poll_until(ep, [&] {
+      const bool urgent = requests[low].done();
+      for (int i = 0; i < low; ++i)
+        if (requests[static_cast<std::size_t>(i)].done() && !urgent) urgent_first = false;
+      return std::all_of(requests.begin(), requests.end(), [](Request& r) { return r.done(); });
+    }));
+    EXPECT_TRUE(urgent_first) << "a low-priority broadcast completed before the urgent one";
+  }
+  if (me == 1 || me == 2) {
+    for (int i = 0; i <= low; ++i) EXPECT_EQ(buffers[static_cast<std::size_t>(i)], data[static_cast<std::size_t>(i)]) << i;
+  }
+}
+
 // A message that fits one frame skips the queue when the queue is empty, and MPI may or may not finish
 // sending it at once. Here rank 1 sits in a barrier while rank 0 sends: tiny frames finish at once, larger
 // ones stay on the wire (above MPI's eager limit, MPI reads them only once rank 1 takes them), then the

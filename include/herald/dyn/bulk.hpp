@@ -1,20 +1,23 @@
-// How dyn's channel paces large payloads on the wire; the shape pricing (shape.cpp) follows the same rules.
+// How dyn's channel paces large payloads on the wire (see send_queue.hpp); the shape pricing
+// (shape.cpp) follows the same rules.
 #pragma once
 
 #include <cstddef>
 
 namespace herald::dyn {
 
-// Payload pieces from this size on are bulk: at most max_bulk_streams of them are on the wire to one
-// destination at a time, the next leaving as one completes. A network moves the messages of one peer one
-// after the other anyway; handing it a whole pipeline's segments at once would only let them share the
-// link (as TCP connections or simulated flows do), so that all arrive late together and a forwarder could
-// pass none on early. Two keep the link busy across the completion of one. Smaller pieces leave at once.
+// Payloads from this size on are bulk: they leave only while their link has room under the window.
+// Smaller ones (and every frame) leave as soon as they are the most urgent message queued.
 inline constexpr std::size_t bulk_bytes = 64 * 1024;
-inline constexpr int max_bulk_streams = 2;
 
-// Bytes of one broadcast's bulk pieces on the wire from one rank at once, over all the ranks they go to,
-// unless the endpoint's options say otherwise.
+// Bulk bytes on one link at once, unless the endpoint's options say otherwise. A network moves one
+// link's messages one after the other anyway; handing it more at once only lets them share the link (as
+// TCP connections or simulated flows do), so that all arrive late together, a forwarder can pass none on
+// early, and an urgent piece queued later waits behind every byte already handed over. A few pieces keep
+// the link busy across the completion of one.
 inline constexpr std::size_t default_bulk_window = 512 * 1024;
+
+// Departures that may overtake a queued message before it goes first whatever its priority.
+inline constexpr std::size_t default_patience = 256;
 
 }  // namespace herald::dyn

@@ -17,12 +17,14 @@
 // its frame is handled) keeps every sender's frames in order. A frame longer than a slot travels with
 // another tag and is announced by a stub frame (reserved handler `long_frame`) that does fit.
 //
-// Outgoing messages wait in a queue ordered by priority (then by posting order) and at most
-// `max_in_flight` are on the wire at once, so a forwarder passes urgent data first. A channel is not
-// thread-safe; its owner serialises calls.
+// Outgoing messages wait in one queue (send_queue.hpp): the most urgent leaves first, frame and payload
+// together, while at most `max_in_flight` are on the wire and its link has room for a bulk payload; so a
+// forwarder passes urgent data first, across every broadcast and point-to-point message it sends. A
+// channel is not thread-safe; its owner serialises calls.
 #pragma once
 
 #include <herald/dyn/bulk.hpp>
+#include <herald/dyn/send_queue.hpp>
 #include <herald/dyn/wire.hpp>
 
 #include <mpi.h>
@@ -30,7 +32,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <span>
@@ -60,9 +61,11 @@ class Channel {
     // Bytes of one receive slot, the same on every rank: by default an 8 KiB inline payload with its
     // header and a route of about 400 recipients; longer frames take the stub path.
     std::size_t slot_bytes = 16 * 1024;
-    // Bytes of one group's bulk pieces (see post()) on the wire from this rank at once, over all the ranks
-    // they go to; a piece always leaves when none of its group is on the wire. 0: no bound.
+    // Bulk payload bytes on the wire on one link at once: every rank off this node shares one (the
+    // network card), every rank on it has its own; a payload always leaves on an idle link. 0: no bound.
     std::size_t window = default_bulk_window;
+    // Departures that may overtake a queued message before it goes first (send_queue.hpp). 0: none.
+    std::size_t patience = default_patience;
   };
 
   static constexpr int slot_count = 8;
@@ -75,12 +78,11 @@ class Channel {
 
   void on(HandlerId id, Handler handler);
 
-  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()). Messages
-  // posted with the same non-zero `group` are one broadcast's copies to several ranks: their bulk payload
-  // pieces leave in queue order, at most `window` bytes of them on the wire at once, so that a link shared
-  // between them delivers the first ranks' data first instead of everyone's late together.
+  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()). `whole`:
+  // the bytes of the message `payload` is one segment of, if it is one; the segments of one message
+  // posted to one rank with one priority leave in posting order.
   void post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
-            int priority, Done sent, std::uint64_t group = 0);
+            int priority, Done sent, std::size_t whole = 0);
 
   // Sends a message at once when nothing is queued (so it overtakes nothing: priorities keep their meaning,
   // and MPI keeps the order per destination), fewer than `max_in_flight` are on the wire and it is one
@@ -113,7 +115,7 @@ class Channel {
   bool flush() { return start_sends(); }
 
   // Nothing queued, on the wire or being received.
-  bool quiet() const noexcept { return queue_.empty() && requests_.empty() && payload_waiting_.empty(); }
+  bool quiet() const noexcept { return queue_.empty() && requests_.empty(); }
 
   MPI_Comm comm() const noexcept { return raw_; }
   int rank() const noexcept { return rank_; }
@@ -128,32 +130,14 @@ class Channel {
     std::vector<std::byte> long_frame;  // the frame itself when `frame` is only its stub
     Done done;
     std::shared_ptr<bool> sent;     // raised once done, for send()
+    int paced_dest = -1;            // an outgoing message's bytes under the queue's window, handed back
+    std::size_t paced_bytes = 0;    // once the whole transfer is off the wire
   };
   struct Queued {
-    int priority;
-    std::uint64_t order;
-    int dest;
     std::vector<std::byte> frame;
     std::vector<std::byte> long_frame;
     std::span<const std::byte> payload;
     Done sent;
-    std::uint64_t group;
-  };
-  struct Later {
-    bool operator()(const Queued& a, const Queued& b) const noexcept {
-      return a.priority != b.priority ? a.priority < b.priority : a.order > b.order;
-    }
-  };
-  struct Piece {  // a payload piece not yet on the wire
-    int dest;
-    std::span<const std::byte> bytes;
-    std::shared_ptr<Transfer> transfer;  // already counts the piece as pending
-    std::uint64_t group;
-  };
-  struct Bulk {  // a bulk piece on the wire, for the bounds of start_payloads()
-    int dest = -1;            // -1: not a bulk piece
-    std::uint64_t group = 0;
-    std::size_t bytes = 0;
   };
   struct Current {  // the arrival whose handler is running
     int source = -1;
@@ -162,6 +146,7 @@ class Channel {
     bool claimed = false;
   };
 
+  std::vector<int> links() const;  // for each rank, the link a message to it leaves on (SendQueue)
   // One MPI message: the payload inline or none, and the frame fits a slot.
   bool single_frame(std::size_t body, std::size_t payload) const noexcept {
     return payload <= options_.max_inline && frame_bytes + body + payload <= options_.slot_bytes;
@@ -179,11 +164,8 @@ class Channel {
   bool complete_transfers();
   bool start_sends();
   void track(MPI_Request request, const std::shared_ptr<Transfer>& transfer);
-  // Puts a payload on the wire in pieces of at most max_piece; see bulk.hpp.
-  void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer,
-                    std::uint64_t group);
-  std::size_t& group_bytes(std::uint64_t group);  // bytes of `group`'s bulk pieces on the wire
-  bool start_payloads();  // puts waiting payload pieces on the wire where their destination has room
+  // Puts a payload on the wire in pieces of at most max_piece, right behind its frame.
+  void send_payload(int dest, std::span<const std::byte> payload, const std::shared_ptr<Transfer>& transfer);
   // A spare frame buffer (or a new one), at its old size, so that put_frame() resizing it for a frame of
   // about that size clears nothing.
   std::vector<std::byte> spare_frame();
@@ -196,15 +178,10 @@ class Channel {
   int size_ = 0;
   Options options_;
   std::vector<Handler> handlers_;
-  std::vector<Queued> queue_;  // a heap under Later: the most urgent at the front
-  std::uint64_t posted_ = 0;
+  SendQueue<Queued> queue_;
   int in_flight_ = 0;
   std::vector<MPI_Request> requests_;                 // open MPI requests...
   std::vector<std::shared_ptr<Transfer>> owners_;     // ...and the transfer each belongs to
-  std::vector<Bulk> bulk_;                            // ...and what each is, if a bulk piece
-  std::vector<int> bulk_streams_;                     // per destination: bulk pieces on the wire
-  std::vector<std::pair<std::uint64_t, std::size_t>> group_bytes_;  // per group with some: bulk bytes on the wire
-  std::deque<Piece> payload_waiting_;                 // payload pieces not yet on the wire, in sending order
   Current current_;
   std::vector<std::byte> inbox_;                      // reused buffer for long frames
   std::vector<std::byte> slots_;                      // slot_count receive slots of slot_bytes each

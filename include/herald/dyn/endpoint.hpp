@@ -38,12 +38,12 @@ struct Options {
   // The largest single MPI message (1..INT_MAX); longer payloads go in pieces. Unset: HERALD_MAX_MESSAGE_BYTES,
   // else INT_MAX.
   std::optional<std::size_t> max_piece{};
-  // Outgoing messages on the wire at once; more wait in a priority queue.
+  // Outgoing messages on the wire at once; more wait in the send queue, the most urgent first.
   int max_in_flight = 64;
-  // Bytes of one broadcast's bulk pieces (64 KiB and more) that a rank keeps on the wire at once, over all
-  // the ranks it passes that broadcast to, so that they leave in route order instead of sharing the link
-  // (a piece always leaves when none of its broadcast is on the wire). Unset: HERALD_DYN_WINDOW (K/M/G
-  // suffixes; 0: no bound), else 512 KiB.
+  // Bulk bytes (of messages of 64 KiB and more) a rank keeps on the wire on one link at once: every rank
+  // off this node shares one link, each rank on it has its own; a bulk message always leaves on an idle
+  // link. What waits for room stays in the send queue, where a more urgent message overtakes it
+  // (send_queue.hpp). Unset: HERALD_DYN_WINDOW (K/M/G suffixes; 0: no bound), else 512 KiB.
   std::optional<std::size_t> window{};
   // Segments up to this size travel inside their header's MPI message (one message instead of two).
   std::size_t max_inline = 8192;
