@@ -19,10 +19,6 @@ constexpr double unknown_task_seconds = 1.0e-5;
 // How often the head looks for silent workers while it waits.
 constexpr double liveness_check_seconds = 0.05;
 
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 }  // namespace
 
 HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
@@ -31,7 +27,7 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
       settings_(settings), id_(id), size_(channel.size()),
       workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)) {
   outstanding_.assign(static_cast<std::size_t>(size_), 0);
-  last_heard_.assign(static_cast<std::size_t>(size_), std::chrono::steady_clock::now());
+  last_heard_.assign(static_cast<std::size_t>(size_), LoopClock::now());
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   worker_stats_.assign(static_cast<std::size_t>(size_), {});
   release_batches_.resize(static_cast<std::size_t>(size_));
@@ -153,7 +149,7 @@ double HeadState::estimate(const Pending& task) const {
 // its broadcasts, write each worker's orders, send them with the budgets of superseded versions, and ask
 // for the values read() wants.
 void HeadState::dispatch() {
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();  // host CPU time, simulated or not
   trace::Recorder* recorder = trace::recorder();
   const double trace_started = recorder ? recorder->now() : 0;
   const std::size_t tasks = pending_.size();
@@ -166,7 +162,7 @@ void HeadState::dispatch() {
   pending_.clear();
   reads_.clear();
   dependences_.clear();
-  stats_.schedule_seconds += since(started);
+  stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
 }
 
@@ -316,11 +312,11 @@ void HeadState::send_batch(Batch& batch) {
   if (size_ > 1 && !parts[0].empty()) {
     // The head roots these (data the program entered). MPI_Comm_create_group blocks until every member
     // calls it, which a worker does while handling its batch: the batches leave first.
-    for (auto checked = std::chrono::steady_clock::now(); *batches_left > 0;) {
+    for (auto checked = LoopClock::now(); *batches_left > 0;) {
       channel_.progress();
-      if (since(checked) > liveness_check_seconds) {
+      if (seconds_since(checked) > liveness_check_seconds) {
         check_workers();  // a worker that died before taking its batch is reported, not waited for
-        checked = std::chrono::steady_clock::now();
+        checked = LoopClock::now();
       }
     }
     for (const BroadcastOrder* b : parts[0]) local_.broadcast(*b);
@@ -455,7 +451,7 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
                      task_name(task, kernel) + " failed on rank " + std::to_string(a.source) + ": " + what);
 }
 
-void HeadState::heard(int rank) { last_heard_.at(static_cast<std::size_t>(rank)) = std::chrono::steady_clock::now(); }
+void HeadState::heard(int rank) { last_heard_.at(static_cast<std::size_t>(rank)) = LoopClock::now(); }
 
 void HeadState::reader_done(const Key& key) {
   Version& v = versions_.at(key);
@@ -502,7 +498,7 @@ void HeadState::flush_releases() {
 
 void HeadState::check_workers() {
   for (int r = 1; r < size_; ++r) {
-    const double silent = since(last_heard_[static_cast<std::size_t>(r)]);
+    const double silent = seconds_since(last_heard_[static_cast<std::size_t>(r)]);
     if (silent <= settings_.worker_timeout) continue;
     lost_ = true;
     throw Error(Errc::worker_lost, "worker rank " + std::to_string(r) + " has sent nothing for " +
@@ -515,19 +511,19 @@ void HeadState::check_workers() {
 void HeadState::wait() {
   check_usable();
   try {
-    for (auto& t : last_heard_) t = std::chrono::steady_clock::now();
+    for (auto& t : last_heard_) t = LoopClock::now();
     if (!pending_.empty() || !reads_.empty()) dispatch();
     flush_releases();
-    auto checked = std::chrono::steady_clock::now();
+    auto checked = LoopClock::now();
     Idle idle(settings_.idle_sleep, [this](std::chrono::nanoseconds d) { local_.wait(d); });
     while (!running_.empty() || reads_left_ > 0) {
       bool any = channel_.progress();
       any |= local_.poll();
       flush_releases();
       if (failure_) throw *failure_;
-      if (since(checked) > liveness_check_seconds) {
+      if (seconds_since(checked) > liveness_check_seconds) {
         check_workers();
-        checked = std::chrono::steady_clock::now();
+        checked = LoopClock::now();
       }
       if (any)
         idle.busy();

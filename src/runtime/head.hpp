@@ -159,7 +159,7 @@ class HeadState final : public Coordinator {
   std::vector<std::vector<Key>> release_batches_;                // per rank, sent once per pass
   std::vector<WorkerStats> worker_stats_;
   std::vector<std::size_t> outstanding_;  // per rank: tasks dispatched, not done
-  std::vector<std::chrono::steady_clock::time_point> last_heard_;
+  std::vector<LoopClock::time_point> last_heard_;
   std::optional<Error> failure_;
   bool broken_ = false;
   bool lost_ = false;

@@ -28,6 +28,14 @@ void precise_sleeps() noexcept {
 
 }  // namespace
 
+LoopClock::time_point LoopClock::now() noexcept {
+#ifdef SMPI_H
+  return time_point(duration(static_cast<rep>(MPI_Wtime() * 1e9)));
+#else
+  return time_point(std::chrono::duration_cast<duration>(std::chrono::steady_clock::now().time_since_epoch()));
+#endif
+}
+
 void idle_sleep(std::chrono::nanoseconds duration) {
 #ifdef SMPI_H
   smpi_usleep(static_cast<useconds_t>(std::max<long long>(1, duration.count() / 1000)));

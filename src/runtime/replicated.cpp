@@ -26,10 +26,6 @@ constexpr std::size_t statistic_fields = 4;
 // pushed to their readers rather than fetched.
 constexpr std::size_t push_bytes = dyn::Channel::Options{}.max_inline;
 
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 }  // namespace
@@ -47,7 +43,7 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
   channel_.on(heartbeat_handler, [this](const auto& a) {
     channel_.receive_payload({}, [] {});
     msg::decode<msg::Heartbeat>(a.body);
-    heard_ = std::chrono::steady_clock::now();
+    heard_ = LoopClock::now();
   });
 }
 
@@ -378,7 +374,7 @@ void ReplicatedState::serve_until(Done done) {
     // Liveness is a matter of seconds: the clock is read every few passes, not on each (a pass over
     // tiny tasks takes well under a microsecond).
     if (size_ > 1 && ++passes % liveness_passes == 0) {
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = LoopClock::now();
       if (std::chrono::duration<double>(now - told_).count() >= settings_.heartbeat) {
         post(channel_, next, msg::Heartbeat{});
         told_ = now;
@@ -444,13 +440,13 @@ void ReplicatedState::on_failure(const dyn::Channel::Arrival& a) {
 void ReplicatedState::wait() {
   check_usable();
   try {
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = std::chrono::steady_clock::now();  // host CPU time, simulated or not
     trace::Recorder* recorder = trace::recorder();
     const double trace_started = recorder ? recorder->now() : 0;
     const std::size_t tasks = batch_tasks_;
     if (!deferred_.empty()) schedule_deferred();
     for (std::uint32_t index : touched_) settle(index, false);
-    heard_ = told_ = std::chrono::steady_clock::now();
+    heard_ = told_ = LoopClock::now();
     // Before any byte moves: the same work on every rank, or none of it runs.
     if (!agree(Sync::wait_start, fingerprint_))
       throw Error(Errc::invalid_argument,
@@ -465,7 +461,7 @@ void ReplicatedState::wait() {
     for (TaskOrder& order : orders_)
       for (TaskAccess& a : order.accesses)
         if (reads(a.mode) && a.source != rank_ && received.contains(a.read)) a.source = by_broadcast;
-    stats_.schedule_seconds += since(started);
+    stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
     try {
       for (TaskOrder& order : orders_) local_.add_task(std::move(order));
@@ -526,7 +522,7 @@ void ReplicatedState::wait() {
 
 void ReplicatedState::leave() {
   // Until every rank leaves: a rank still in wait() sees this one's kind differ, raises, and leaves too.
-  heard_ = told_ = std::chrono::steady_clock::now();
+  heard_ = told_ = LoopClock::now();
   while (!agree(Sync::leave, 0)) {
   }
 }

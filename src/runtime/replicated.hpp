@@ -155,8 +155,8 @@ class ReplicatedState final : public Coordinator {
   bool failed_somewhere_ = false;
   bool broken_ = false;
   bool lost_ = false;
-  std::chrono::steady_clock::time_point heard_;      // from the rank before this one
-  std::chrono::steady_clock::time_point told_;       // the rank after this one, last
+  LoopClock::time_point heard_;      // from the rank before this one
+  LoopClock::time_point told_;       // the rank after this one, last
   Statistics stats_;
 };
 

@@ -45,7 +45,7 @@ void abort_run(MPI_Comm comm, const std::string& message) noexcept {
 
 Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings)
     : channel_(channel), kernels_(kernels), settings_(std::move(settings)), rank_(channel.rank()),
-      last_heartbeat_(std::chrono::steady_clock::now()) {
+      last_heartbeat_(LoopClock::now()) {
   if (settings_.threads > 0) pool_ = std::make_unique<Pool>(settings_.threads);
   on(tasks_handler, "tasks", [this](const auto& a) { on_tasks(a); });
   on(fetch_handler, "fetch", [this](const auto& a) { on_fetch(a); });
@@ -466,7 +466,7 @@ bool Worker::poll() {
   bool any = false;
   for (const auto& c : carriers_)
     if (c) any |= c->poll();
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = LoopClock::now();
   if (pool_) {
     // A few tasks queued per thread, so a thread that finishes one takes the next without waiting for
     // this loop; few enough that priorities still order what is ready.
@@ -491,7 +491,7 @@ bool Worker::poll() {
       }
     }
     while (!ready_.empty() && !stopped() && modelled_.size() < static_cast<std::size_t>(settings_.modelled_cores) &&
-           std::chrono::steady_clock::now() - now < inline_slice) {
+           LoopClock::now() - now < inline_slice) {
       const std::uint64_t task = ready_.top().task;
       ready_.pop();
       start_guarded(task);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "broadcasts/strategy.hpp"
+#include "idle.hpp"
 #include "kernels.hpp"
 #include "protocol/messages.hpp"
 #include "pool.hpp"
@@ -147,8 +148,8 @@ class Worker final : private Participant {
   // Stop, or quiesce(): no task starts, no data leaves). A second failure, or one once stopped, aborts.
   enum class State { serving, failed, stopped };
   State state_ = State::serving;
-  std::chrono::steady_clock::time_point last_heartbeat_;
-  std::chrono::steady_clock::time_point last_report_;
+  LoopClock::time_point last_heartbeat_;
+  LoopClock::time_point last_report_;
   std::uint64_t fetches_ = 0;
   std::uint64_t bytes_fetched_ = 0;
   // The carriers of the strategies this process has taken part in, made at the first broadcast of each.
