@@ -230,7 +230,7 @@ const TuningCell* find_cell(const Tuning& t, const TuningFit& fit, int ranks, st
 }
 
 const TuningCell* find_cell(const Tuning& t, int ranks, std::size_t bytes) {
-  return find_cell(t, TuningFit{.spans_nodes = true, .node_cells = true}, ranks, bytes);
+  return find_cell(t, TuningFit{.spans_nodes = true, .node_cells = true, .unused = {}}, ranks, bytes);
 }
 
 std::optional<std::string> layout_mismatch(const TuningLayout& file, const TuningLayout& job) {

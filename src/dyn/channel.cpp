@@ -3,6 +3,7 @@
 #include "../core/mpi/check.hpp"
 
 #include <herald/algorithms.hpp>
+#include <herald/config.hpp>
 #include <herald/dyn/wire.hpp>
 #include <herald/error.hpp>
 
@@ -27,6 +28,20 @@ constexpr std::size_t spare_limit = 64;
 constexpr std::size_t max_spare_frame_bytes = 64 * 1024;
 
 }  // namespace
+
+Channel::Options Channel::Options::from_environment() {
+  Options o;
+  if (const auto text = environment("HERALD_MAX_MESSAGE_BYTES")) {
+    const std::size_t value = parse_bytes(*text, "HERALD_MAX_MESSAGE_BYTES");
+    if (value < 1 || value > max_message_bytes)
+      throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *text + "' must be in 1.." +
+                                              std::to_string(max_message_bytes));
+    o.max_piece = value;
+  }
+  if (const auto text = environment("HERALD_DYN_FRAME_SLOT")) o.slot_bytes = parse_bytes(*text, "HERALD_DYN_FRAME_SLOT");
+  if (const auto text = environment("HERALD_DYN_WINDOW")) o.window = parse_bytes(*text, "HERALD_DYN_WINDOW");
+  return o;
+}
 
 std::vector<int> Channel::links() const {
   // Every rank off this node shares link 0, this rank's network card; a rank on it gets a link of its own,

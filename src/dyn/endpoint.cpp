@@ -23,6 +23,14 @@ bool Request::done() {
   return true;
 }
 
+bool Request::delivered() {
+  if (!state_) throw Error(Errc::invalid_argument, "delivered() on an empty request");
+  std::lock_guard lock(engine_->mutex);
+  if (!state_->done && !state_->delivered) return false;
+  if (state_->error) throw *state_->error;
+  return true;
+}
+
 bool Request::poll(bool* progressed) {
   if (!state_) throw Error(Errc::invalid_argument, "test() on an empty request");
   // The state is written under the engine's lock (possibly by the progress thread): read it there too.

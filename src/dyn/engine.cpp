@@ -41,35 +41,20 @@ bool progress_thread_wanted(const Options& options) {
   return wanted;
 }
 
-// Options::max_piece, else HERALD_MAX_MESSAGE_BYTES (as for the broadcast), else INT_MAX.
-std::size_t max_piece(const Options& options) {
+// The channel's options: the endpoint's where it sets them, else the environment's, else the defaults.
+Channel::Options channel_options(const Options& options) {
+  Channel::Options o = Channel::Options::from_environment();
   if (options.max_piece) {
     if (*options.max_piece < 1 || *options.max_piece > max_message_bytes)
       throw Error(Errc::invalid_argument, "a largest message of " + std::to_string(*options.max_piece) +
                                               " bytes; it must be in 1.." + std::to_string(max_message_bytes));
-    return *options.max_piece;
+    o.max_piece = *options.max_piece;
   }
-  const auto text = environment("HERALD_MAX_MESSAGE_BYTES");
-  if (!text) return max_message_bytes;
-  const std::size_t value = parse_bytes(*text, "HERALD_MAX_MESSAGE_BYTES");
-  if (value < 1 || value > max_message_bytes)
-    throw Error(Errc::invalid_argument, "HERALD_MAX_MESSAGE_BYTES '" + *text + "' must be in 1.." +
-                                            std::to_string(max_message_bytes));
-  return value;
-}
-
-// Options::frame_slot, else HERALD_DYN_FRAME_SLOT, else 16 KiB.
-std::size_t frame_slot(const Options& options) {
-  if (options.frame_slot) return *options.frame_slot;
-  const auto text = environment("HERALD_DYN_FRAME_SLOT");
-  return text ? parse_bytes(*text, "HERALD_DYN_FRAME_SLOT") : Channel::Options{}.slot_bytes;
-}
-
-// Options::window, else HERALD_DYN_WINDOW, else the channel's default.
-std::size_t window(const Options& options) {
-  if (options.window) return *options.window;
-  const auto text = environment("HERALD_DYN_WINDOW");
-  return text ? parse_bytes(*text, "HERALD_DYN_WINDOW") : Channel::Options{}.window;
+  if (options.frame_slot) o.slot_bytes = *options.frame_slot;
+  if (options.window) o.window = *options.window;
+  o.max_in_flight = options.max_in_flight;
+  o.max_inline = options.max_inline;
+  return o;
 }
 
 // Options::forwarding, else HERALD_DYN_FORWARDING, else serial when all of `comm` shares one node (a core
@@ -100,11 +85,7 @@ Engine::Engine(MPI_Comm comm, const Options& options)
       default_algorithm_(environment("HERALD_DYN_ALGORITHM")),
       default_segment_(parameters_from_environment().segment),
       channel_((comm == MPI_COMM_NULL ? throw Error(Errc::invalid_comm, "dynamic broadcast on MPI_COMM_NULL") : comm),
-               {.max_piece = max_piece(options),
-                .max_in_flight = options.max_in_flight,
-                .max_inline = options.max_inline,
-                .slot_bytes = frame_slot(options),
-                .window = window(options)}),
+               channel_options(options)),
       states_(state_pool),
       incoming_(incoming_pool) {
   if (default_algorithm_ == "auto") default_algorithm_.reset();
@@ -544,24 +525,30 @@ void Engine::bind(Matcher::Id receive, Matcher::Id id) {
 }
 
 void Engine::settle(Incoming& m) {
-  // A receive completes once the whole message is here and every forward of it has left this rank: the
-  // buffer is the user's again, and the rank owes its sub-tree nothing more.
-  if (!passed_on(m)) return;
+  if (!all_here(m)) return;
   if (m.receive) {
-    if (!m.refused) {
-      if (m.zero_copy) {
-        ++statistics.received_in_place;
-      } else {
-        if (m.total > 0) std::memcpy(m.user.data(), m.storage.data(), m.total);
-        ++statistics.received_held;
-        statistics.bytes_copied += m.total;
+    Request::State& receive = *m.receive;
+    if (!receive.delivered) {
+      if (!m.refused) {
+        if (m.zero_copy) {
+          ++statistics.received_in_place;
+        } else {
+          if (m.total > 0) std::memcpy(m.user.data(), m.storage.data(), m.total);
+          ++statistics.received_held;
+          statistics.bytes_copied += m.total;
+        }
+        receive.status.bytes = m.total;
       }
-      m.receive->status.bytes = m.total;
+      receive.delivered = true;
     }
-    m.receive->done = true;
-    m.receive.reset();
+    // The receive completes once its buffer is the caller's again: at once when the forwards read herald's
+    // own copy, else once they have left this rank, which then owes its sub-tree nothing more.
+    if (!m.zero_copy || m.forwarding == 0) {
+      receive.done = true;
+      m.receive.reset();
+    }
   }
-  if (m.consumed) retire(m);
+  if (m.consumed && passed_on(m)) retire(m);
 }
 
 void Engine::retire(Incoming& m) {

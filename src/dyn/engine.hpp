@@ -28,6 +28,7 @@ namespace herald::dyn {
 
 struct Request::State {
   bool done = false;
+  bool delivered = false;  // receives: every byte is in the buffer (done may wait for this rank's forwards)
   std::optional<Error> error;
   Status status;
   std::size_t outstanding = 0;  // broadcasts: messages not yet off this rank
@@ -96,12 +97,14 @@ struct Engine {
     // As good as new for the next message, keeping a small `held` buffer for it.
     void renew();
   };
-  // The whole message is here and every forward of it has left this rank.
-  static bool passed_on(const Incoming& m) noexcept {
+  // The whole message is here, and its segments are handed to the channel for this rank's sub-tree.
+  static bool all_here(const Incoming& m) noexcept {
     // route_forwarded says the first segment has been handled: a message of zero bytes has "arrived"
     // before its one empty segment is passed on, and must not be dropped before that.
-    return m.placed && m.route_forwarded && m.arrived == m.total && m.forwarding == 0;
+    return m.placed && m.route_forwarded && m.arrived == m.total;
   }
+  // ...and every forward of it has left this rank.
+  static bool passed_on(const Incoming& m) noexcept { return all_here(m) && m.forwarding == 0; }
   struct Posted {
     Matcher::Id id = 0;
     std::shared_ptr<Request::State> state;

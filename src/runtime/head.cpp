@@ -194,6 +194,7 @@ HeadState::Plan HeadState::schedule_pending() {
   std::stable_sort(plan.order.begin(), plan.order.end(),
                    [&](std::size_t a, std::size_t b) { return made.tasks[a].start < made.tasks[b].start; });
   for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
+  plan.urgency = critical_path_priorities(workload, settings_.link);
   return plan;
 }
 
@@ -210,7 +211,7 @@ void HeadState::find_batch_broadcasts(const Plan& plan, Batch& batch) {
   std::vector<PlanStep> steps;
   for (std::size_t i : plan.order) {
     for (const Resolved& r : pending_[i].accesses) {
-      if (reads(r.mode)) steps.push_back({false, {r.handle, r.read}, plan.rank[i], pending_[i].options.priority});
+      if (reads(r.mode)) steps.push_back({false, {r.handle, r.read}, plan.rank[i], plan.urgency[i]});
       if (writes(r.mode)) steps.push_back({true, {r.handle, r.written}, plan.rank[i], 0});
     }
   }

@@ -27,6 +27,18 @@ std::vector<double> upward_ranks(const Workload& workload, const Link& link) {
   return rank;
 }
 
+std::vector<int> critical_path_priorities(const Workload& workload, const Link& link) {
+  const std::vector<double> rank = upward_ranks(workload, link);
+  std::vector<std::size_t> order(rank.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  // Least critical first; among equals the higher task number first, so the lower ends up higher.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank[a] != rank[b] ? rank[a] < rank[b] : a > b; });
+  std::vector<int> priority(rank.size());
+  for (std::size_t i = 0; i < order.size(); ++i) priority[order[i]] = static_cast<int>(i);
+  return priority;
+}
+
 TaskSchedule heft(const Workload& workload, const Link& link) {
   const std::vector<double> rank = upward_ranks(workload, link);
   // Decreasing rank is a topological order when compute times are positive; with zero-cost tasks a tie

@@ -145,7 +145,7 @@ void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t i
       where = arguments(reinterpret_cast<std::uintptr_t>(h.buffer.data()));
       ++copies_;
     }
-    place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, r, 0);
+    place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, 0, r, 0);
   }
   if (exit && !h.exit) exits_.push_back(index);
   h.exit = h.exit || exit;
@@ -181,12 +181,13 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
     deferred_.push_back({Deferred::task, id, k, scratch_, std::move(arguments), options});
     return id;
   }
-  place(id, k, scratch_, std::move(arguments), options.priority, static_cast<int>(*worker), 0);
+  // Placed at submission, before the tasks after it are known: its reads travel with its own priority.
+  place(id, k, scratch_, std::move(arguments), options.priority, options.priority, static_cast<int>(*worker), 0);
   return id;
 }
 
 void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses,
-                            Arguments arguments, int priority, int rank, double start) {
+                            Arguments arguments, int priority, int urgency, int rank, double start) {
   const bool mine = rank == rank_;
   TaskOrder* order = nullptr;
   if (mine) {
@@ -218,10 +219,10 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
       if (!held) {
         h.holders.push_back(rank);
         h.recipients.push_back(rank);
-        h.priorities.push_back(priority);
+        h.priorities.push_back(urgency);
       } else if (const auto r = std::find(h.recipients.begin(), h.recipients.end(), rank); r != h.recipients.end()) {
         int& p = h.priorities[static_cast<std::size_t>(r - h.recipients.begin())];
-        p = std::max(p, priority);
+        p = std::max(p, urgency);
       }
       if (mine) {
         ++h.reads_here;
@@ -302,6 +303,7 @@ void ReplicatedState::schedule_deferred() {
     }
   }
   const TaskSchedule plan = schedule(Scheduler::heft, workload, settings_.link);
+  const std::vector<int> urgency = critical_path_priorities(workload, settings_.link);
   stats_.makespan_predicted = plan.makespan;
   // Versions follow submission order whatever the schedule; this rank's tasks then start in planned order.
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
@@ -312,7 +314,8 @@ void ReplicatedState::schedule_deferred() {
       apply_read(d.accesses[0].handle, d.kind == Deferred::exit, d.id);
     } else {
       const Slot& slot = plan.tasks[task_of[i]];
-      place(d.id, d.kernel, d.accesses, std::move(d.arguments), d.options.priority, static_cast<int>(slot.worker), slot.start);
+      place(d.id, d.kernel, d.accesses, std::move(d.arguments), d.options.priority, urgency[task_of[i]],
+            static_cast<int>(slot.worker), slot.start);
     }
   }
   deferred_.clear();

@@ -103,8 +103,9 @@ class ReplicatedState final : public Coordinator {
   void apply_read(std::uint32_t index, bool exit, std::uint64_t id);
   Handle& touch(std::uint32_t index);
   // Resolves one task (submission order) run by `rank`: every rank's records; this rank's order if its own.
+  // `urgency`: the priority its reads travel with (its critical-path priority where the graph is known).
   void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
-             int priority, int rank, double start);
+             int priority, int urgency, int rank, double start);
   // The latest version of `index` has had all its reads of this batch (superseded: and all it will have).
   void settle(std::uint32_t index, bool superseded);
   void schedule_deferred();

@@ -190,7 +190,7 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   HERALD_MPI(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
   state_->options = options;
-  state_->channel = std::make_unique<dyn::Channel>(comm, dyn::Channel::Options{});
+  state_->channel = std::make_unique<dyn::Channel>(comm, dyn::Channel::Options::from_environment());
   state_->endpoint = std::make_unique<dyn::Endpoint>(comm);
   state_->groups = mpi::Communicator(comm);
   // MPI's errors on the runtime's own communicators come back as herald::Error, which a worker reports to

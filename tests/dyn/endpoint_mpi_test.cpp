@@ -475,6 +475,33 @@ TEST(Dyn, PrioritiesOrderTheChainAndTravelWithIt) {
   }
 }
 
+TEST(Dyn, AForwarderReadsItsDataBeforeItsForwardsHaveLeft) {
+  // Down the chain 0 -> 1 -> 2, rank 2 takes nothing until rank 1 has its data: rank 1's forwards cannot
+  // finish (300 KB pieces stay on the wire until their receiver takes them), yet its receive is delivered,
+  // the bytes all there to read. The receive completes once the forwards have left.
+  const int me = world_rank(), n = world_size();
+  if (n < 3) GTEST_SKIP() << "needs a forwarder and its child: 3 ranks";
+  constexpr std::size_t segment = 300000, bytes = 3 * segment;
+  Endpoint ep(MPI_COMM_WORLD, {.max_piece = std::size_t{INT_MAX}});
+  const auto data = pattern(0, 30, 0, bytes);
+  std::vector<std::byte> buffer(bytes);
+  Request request;
+  if (me == 0) {
+    ep.send(data, std::vector<int>{1, 2}, 30, {.algorithm = "chain", .segment = segment}).wait();
+  } else if (me == 1) {
+    request = ep.irecv(buffer, 0, 30);
+    EXPECT_TRUE(poll_until(ep, [&] { return request.delivered(); }));
+    EXPECT_EQ(buffer, data) << "delivered before every byte was in";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 2) request = ep.irecv(buffer, 0, 30);
+  if (me == 1 || me == 2) {
+    request.wait();
+    EXPECT_TRUE(request.delivered());
+    EXPECT_EQ(buffer, data);
+  }
+}
+
 TEST(Dyn, AnUrgentBroadcastOvertakesQueuedBulkAtAForwarder) {
   // Rank 0 sends three low-priority broadcasts down the chain 0 -> 1 -> 2 and rank 3 an urgent one down
   // 3 -> 1 -> 2, each in four segments of 300 KB (above every MPI's eager limit: a piece stays on the wire

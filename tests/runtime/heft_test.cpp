@@ -39,6 +39,38 @@ TEST(Heft, PaperExampleUpwardRanks) {
   for (std::size_t t = 0; t < 10; ++t) EXPECT_NEAR(ranks[t], expected[t], 1e-3) << "n" << t + 1;
 }
 
+TEST(Heft, CriticalPathPrioritiesFollowTheUpwardRanks) {
+  // Ranks 108, 77, 80, 80, 69, 63.3, 42.7, 35.7, 44.3, 14.7: n1 highest, n10 lowest, and every pair in
+  // the order of its ranks as computed (n3 and n4 tie in exact arithmetic), ties to the lower number.
+  const std::vector<int> p = critical_path_priorities(paper_example(), paper_link);
+  const std::vector<double> rank = upward_ranks(paper_example(), paper_link);
+  ASSERT_EQ(p.size(), 10u);
+  EXPECT_EQ(p[0], 9);
+  EXPECT_EQ(p[9], 0);
+  EXPECT_EQ(p[1], 6);
+  for (std::size_t a = 0; a < 10; ++a)
+    for (std::size_t b = 0; b < 10; ++b)
+      if (a != b) EXPECT_EQ(p[a] > p[b], rank[a] > rank[b] || (rank[a] == rank[b] && a < b)) << a << ", " << b;
+  // On every random graph: a permutation of 0..n-1, and a task above each of its successors.
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    Workload w;
+    w.workers = 1 + static_cast<std::size_t>(rng() % 4);
+    const std::size_t n = 1 + rng() % 12;
+    for (std::size_t t = 0; t < n; ++t) w.compute.emplace_back(w.workers, 1.0 + static_cast<double>(rng() % 5));
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = a + 1; b < n; ++b)
+        if (rng() % 3 == 0) w.edges.push_back({a, b, rng() % 100});
+    const std::vector<int> q = critical_path_priorities(w, {.alpha = 1e-3, .beta = 1e-4});
+    std::vector<int> sorted = q;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int> all(n);
+    std::iota(all.begin(), all.end(), 0);
+    EXPECT_EQ(sorted, all);
+    for (const Edge& e : w.edges) EXPECT_GT(q[e.from], q[e.to]) << e.from << " -> " << e.to;
+  }
+}
+
 TEST(Heft, PaperExampleSchedule) {
   // The paper's Fig. 3(a): makespan 80; P1 runs n2 and n8, P2 n4, n6, n9, n10, P3 n1, n3, n5, n7.
   const TaskSchedule s = heft(paper_example(), paper_link);

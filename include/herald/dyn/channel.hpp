@@ -66,6 +66,10 @@ class Channel {
     std::size_t window = default_bulk_window;
     // Departures that may overtake a queued message before it goes first (send_queue.hpp). 0: none.
     std::size_t patience = default_patience;
+
+    // The defaults, with what the environment sets: HERALD_MAX_MESSAGE_BYTES (max_piece),
+    // HERALD_DYN_FRAME_SLOT (slot_bytes) and HERALD_DYN_WINDOW (window). Bad values throw herald::Error.
+    static Options from_environment();
   };
 
   static constexpr int slot_count = 8;

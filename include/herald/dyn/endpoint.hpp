@@ -98,6 +98,11 @@ class Request {
   // the endpoint once (Endpoint::progress()) and then looks at each, where a test() of each would make a
   // polling pass per request. Throws as test() does.
   bool done();
+  // For a receive: true once every byte is in the buffer, without advancing the endpoint. The bytes may
+  // be read from then on; a forwarder's buffer may still be read by its forwards to its sub-tree until
+  // done() (so it must not be written or freed before that). A receive that took the message from
+  // herald's own copy is done at once. Throws as test() does.
+  bool delivered();
   void wait();
   // For a completed receive: who sent it, with which tag, and how many bytes landed in the buffer.
   Status status() const;
@@ -146,7 +151,8 @@ class Endpoint {
   // MPI_ANY_TAG), whether it comes point-to-point or by a dynamic broadcast. When the receive is posted
   // before the message arrives, the data lands in `buffer` directly; otherwise it was held and is copied.
   // The receive completes once the whole message is here and this rank has passed it on to its sub-tree,
-  // so afterwards the rank owes the broadcast nothing. A shorter message is fine (status().bytes says how
+  // so afterwards the rank owes the broadcast nothing; Request::delivered() says earlier that the bytes
+  // are there to read. A shorter message is fine (status().bytes says how
   // long); a longer one completes the request with Error(truncated) and writes nothing into `buffer`.
   Request irecv(std::span<std::byte> buffer, int source, int tag);
   Status recv(std::span<std::byte> buffer, int source, int tag);

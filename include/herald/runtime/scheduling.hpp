@@ -68,6 +68,11 @@ const char* to_string(Scheduler scheduler) noexcept;
 // communication time, from it to an exit task (Topcuoglu, Hariri and Wu, 2002).
 std::vector<double> upward_ranks(const Workload& workload, const Link& link);
 
+// A priority per task from its place on the critical path: tasks ordered by upward rank, the highest rank
+// the highest priority (n-1 for n tasks), equal ranks by task number (the lower higher). What the data a
+// task reads travels with, so a panel tile goes before a trailing update's.
+std::vector<int> critical_path_priorities(const Workload& workload, const Link& link);
+
 // HEFT: tasks by decreasing upward rank, each on the worker where it would finish first, with insertion
 // into idle gaps. Ties go to the lower task or worker number, so the result is deterministic.
 TaskSchedule heft(const Workload& workload, const Link& link);

@@ -24,7 +24,7 @@ class DynBcast final : public BroadcastCarrier {
     }
     Replica replica = Replica::allocate(order.bytes);
     dyn::Request request = c_.endpoint->irecv(replica.bytes, order.root, dyn_tag(order.id));
-    in_flight_.push_back({order, std::move(replica), false, std::move(request)});
+    in_flight_.push_back({order, std::move(replica), false, std::move(request), false});
   }
 
   void arrived(const Key& key, const Replica& replica) override {
@@ -37,16 +37,21 @@ class DynBcast final : public BroadcastCarrier {
     // the broadcasts its tasks will read, and a pass per request would cost as many passes as broadcasts.
     bool any = c_.endpoint->progress();
     for (std::size_t i = 0; i < in_flight_.size();) {
+      if (!in_flight_[i].root && !in_flight_[i].handed && in_flight_[i].request.delivered()) {
+        // The tasks here read the bytes as soon as they are in, while the forwards to this rank's sub-tree
+        // still read them: the copy kept here holds the replica, so no task writes it in place meanwhile.
+        in_flight_[i].handed = true;
+        const BroadcastOrder order = in_flight_[i].order;
+        c_.worker.landed(order, in_flight_[i].replica);  // may start broadcasts: in_flight_ may grow
+        any = true;
+      }
       if (!in_flight_[i].request.done()) {
         ++i;
         continue;
       }
       InFlight f = std::move(in_flight_[i]);
       in_flight_.erase(in_flight_.begin() + static_cast<std::ptrdiff_t>(i));
-      if (f.root)
-        c_.worker.sent(f.order);
-      else
-        c_.worker.landed(f.order, std::move(f.replica));
+      if (f.root) c_.worker.sent(f.order);
       any = true;
     }
     return any;
@@ -58,13 +63,14 @@ class DynBcast final : public BroadcastCarrier {
     Replica replica;
     bool root;
     dyn::Request request;
+    bool handed = false;  // a recipient's replica is the worker's already
   };
 
   void send(const BroadcastOrder& order, const Replica& replica) {
     std::vector<int> recipients(order.recipients.begin(), order.recipients.end());
     std::vector<int> priorities(order.priorities.begin(), order.priorities.end());
     dyn::Request request = c_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id), {.priorities = priorities});
-    in_flight_.push_back({order, replica, true, std::move(request)});
+    in_flight_.push_back({order, replica, true, std::move(request), false});
   }
 
   CarrierContext c_;
