@@ -57,7 +57,9 @@ constexpr std::array table = {
             "how forwarders move bytes when shapes are priced", ""},
     Setting{"HERALD_DYN_FRAME_SLOT", bytes, "16K", "", "dyn", "size of each pre-posted receive slot for message headers", ""},
     Setting{"HERALD_DYN_WINDOW", bytes, "512K", "0: no bound", "dyn",
-            "bulk bytes a rank keeps on the wire on one link (every rank off its node shares one)", ""},
+            "bulk bytes a rank keeps on the wire to one rank at once", ""},
+    Setting{"HERALD_DYN_TOTAL_WINDOW", bytes, "0", "0: no bound", "dyn",
+            "bulk bytes a rank keeps on the wire to all ranks together", ""},
     Setting{"HERALD_DYN_PROGRESS_THREAD", switch_, "0", "", "dyn", "a progress thread advances active messages", ""},
     // runtime
     Setting{"HERALD_RUNTIME_THREADS", count, "1; 0 in a process bound to one core", "", "runtime",

@@ -40,28 +40,9 @@ Channel::Options Channel::Options::from_environment() {
   }
   if (const auto text = environment("HERALD_DYN_FRAME_SLOT")) o.slot_bytes = parse_bytes(*text, "HERALD_DYN_FRAME_SLOT");
   if (const auto text = environment("HERALD_DYN_WINDOW")) o.window = parse_bytes(*text, "HERALD_DYN_WINDOW");
+  if (const auto text = environment("HERALD_DYN_TOTAL_WINDOW"))
+    o.total_window = parse_bytes(*text, "HERALD_DYN_TOTAL_WINDOW");
   return o;
-}
-
-std::vector<int> Channel::links() const {
-  // Every rank off this node shares link 0, this rank's network card; a rank on it gets a link of its own,
-  // as copies between the ranks of a node run side by side.
-  MPI_Comm node;
-  HERALD_MPI(MPI_Comm_split_type(raw_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int on_node = 0;
-  HERALD_MPI(MPI_Comm_size(node, &on_node));
-  std::vector<int> local(static_cast<std::size_t>(on_node)), mine(static_cast<std::size_t>(on_node));
-  for (int i = 0; i < on_node; ++i) local[static_cast<std::size_t>(i)] = i;
-  MPI_Group node_group, all_group;
-  HERALD_MPI(MPI_Comm_group(node, &node_group));
-  HERALD_MPI(MPI_Comm_group(raw_, &all_group));
-  HERALD_MPI(MPI_Group_translate_ranks(node_group, on_node, local.data(), all_group, mine.data()));
-  MPI_Group_free(&node_group);
-  MPI_Group_free(&all_group);
-  MPI_Comm_free(&node);
-  std::vector<int> link(static_cast<std::size_t>(size_), 0);
-  for (int r : mine) link.at(static_cast<std::size_t>(r)) = r + 1;
-  return link;
 }
 
 Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
@@ -78,7 +59,11 @@ Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   raw_ = comm_->get();
   rank_ = comm_->rank();
   size_ = comm_->size();
-  queue_ = SendQueue<Queued>(links(), {.window = options_.window, .patience = options_.patience});
+  // Each destination a link of its own: a receiver slow to post its receive holds back only its own data.
+  std::vector<int> link(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) link[static_cast<std::size_t>(r)] = r;
+  queue_ = SendQueue<Queued>(std::move(link),
+                             {.window = options_.window, .total = options_.total_window, .patience = options_.patience});
   slots_.resize(options_.slot_bytes * slot_count);
   slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
   for (int i = 0; i < slot_count; ++i) {
@@ -121,7 +106,7 @@ void Channel::put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t
 }
 
 void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
-                   int priority, Done sent, std::size_t whole) {
+                   int priority, Done sent) {
   Queued item{spare_frame(), {}, {}, std::move(sent)};
   std::size_t bulk = 0;
   if (!payload.empty() && single_frame(body.size(), payload.size())) {
@@ -135,9 +120,7 @@ void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std:
     }
     item.payload = payload;
   }
-  // Every piece of a bulk message is paced, the small last one too: pieces of one message to one rank
-  // then share a lane of the queue and keep their order, which the receiver relies on.
-  if (std::max(whole, payload.size()) >= bulk_bytes) bulk = std::max<std::size_t>(payload.size(), 1);
+  if (payload.size() >= bulk_bytes) bulk = payload.size();
   queue_.push(dest, priority, bulk, std::move(item));
 }
 

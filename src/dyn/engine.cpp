@@ -230,7 +230,11 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
   const std::vector<RouteEntry> route = plan_route(planned_tree.tree, planned_tree.order, planned);
   const std::vector<Hop> hops = split_route(route);
   std::vector<ByteRange> pieces = segments(data.size(), shape.segment);
-  if (pieces.empty()) pieces.push_back({0, 0});  // an empty message still travels, as one header
+  // An empty message still travels, as one header. A bulk one is announced by its header alone first: a
+  // message's first piece must come before its others (it carries the route), and a receiver takes a
+  // message only once every earlier one from its origin has announced itself; a header is never held by
+  // the send queue's window, so a bulk piece waiting for room holds back neither.
+  if (pieces.empty() || pieces.front().length >= bulk_bytes) pieces.insert(pieces.begin(), ByteRange{0, 0});
 
   state->outstanding = hops.size() * pieces.size();
   auto sent = [state] {
@@ -249,7 +253,7 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
                               : std::vector<RouteEntry>{}};
       channel_.post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
-                    hop.to.priority, traced("send", h, hop.to.rank, sent), data.size());
+                    hop.to.priority, traced("send", h, hop.to.rank, sent));
     }
     first = false;
   }
@@ -268,14 +272,28 @@ void Engine::start_p2p(const std::shared_ptr<Request::State>& state, std::span<c
 
 void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest,
                         int tag, int priority) {
-  const Header h{.origin = rank,
-                 .tag = tag,
-                 .priority = priority,
-                 .seq = next_seq_[static_cast<std::size_t>(dest)]++,
-                 .total = data.size(),
-                 .segment = {0, data.size()},
-                 .has_route = true,
-                 .route = {}};
+  Header h{.origin = rank,
+           .tag = tag,
+           .priority = priority,
+           .seq = next_seq_[static_cast<std::size_t>(dest)]++,
+           .total = data.size(),
+           .segment = {0, data.size()},
+           .has_route = true,
+           .route = {}};
+  if (data.size() >= bulk_bytes) {
+    // Announced by its header alone first, as a bulk broadcast is: see start_send().
+    state->outstanding = 2;
+    auto sent = [state] {
+      if (--state->outstanding == 0) state->done = true;
+    };
+    h.segment = {0, 0};
+    channel_.post(dest, message_handler, encoded(h), {}, priority, traced("send", h, dest, sent));
+    h.segment = {0, data.size()};
+    h.has_route = false;
+    channel_.post(dest, message_handler, encoded(h), data, priority, traced("send", h, dest, sent));
+    channel_.flush();
+    return;
+  }
   // On the wire now; unless MPI completed the send at once, whoever waits polls for its completion.
   if (channel_.send(dest, message_handler, encoded(h), data, priority, std::shared_ptr<bool>(state, &state->done)))
     state->done = true;
@@ -355,7 +373,7 @@ void Engine::on_message(const Channel::Arrival& arrival) {
 
   // Only a message in several segments is looked up again by its origin's numbering: a whole one (most
   // messages) is not entered there. A repeated number is the matcher's to refuse.
-  const bool whole = h.segment.offset == 0 && h.segment.length == h.total;
+  const bool whole = h.has_route && h.segment.offset == 0 && h.segment.length == h.total;
   std::shared_ptr<Incoming> message;
   if (auto it = whole ? by_origin_.end() : by_origin_.find({h.origin, h.seq}); it != by_origin_.end()) {
     message = it->second;
@@ -475,8 +493,7 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
                          [this, forwarded = message.get()] {
                            --forwarded->forwarding;
                            settle(*forwarded);
-                         }),
-                  message->total);
+                         }));
   }
   message->route_forwarded = true;
   settle(*message);

@@ -38,21 +38,22 @@ struct Price {
 };
 
 // How the channel puts one broadcast's copies on the wire, for a network that shares links: pieces
-// below bulk size all leave at once, bulk ones under the window of their link. Off a node a rank's sends
-// share one link (its network card); on one node (serial forwarding) each peer has its own. (The
-// single-port network ignores the window: a port carries one message at a time.)
-SendWindow channel_window(const Schedule& schedule, Forwarding forwarding) {
+// below bulk size all leave at once, bulk ones under the window of their destination, and all of them under
+// the total window where there is one. (The single-port network ignores the window: a port carries one
+// message at a time.)
+SendWindow channel_window(const Schedule& schedule) {
   const Problem& p = schedule.problem;
   const std::size_t piece = std::min(p.parameters.segment.value_or(p.bytes), p.bytes);
   const int all = std::max(p.ranks, 1);
   if (piece < bulk_bytes) return {.per_rank = all, .per_peer = all};
-  const auto fit = static_cast<int>(std::clamp<std::size_t>(default_bulk_window / piece, 1, 1 << 20));
-  if (forwarding == Forwarding::serial) return {.per_rank = all, .per_peer = fit};
-  return {.per_rank = fit, .per_peer = fit};
+  const auto fit = [piece](std::size_t window) {
+    return static_cast<int>(std::clamp<std::size_t>(window / piece, 1, 1 << 20));
+  };
+  return {.per_rank = default_total_window == 0 ? all : fit(default_total_window), .per_peer = fit(default_bulk_window)};
 }
 
 Price price_of(const Schedule& schedule, const CostModel& model, Forwarding forwarding) {
-  const Simulation sim = simulate(schedule, model, channel_window(schedule, forwarding));
+  const Simulation sim = simulate(schedule, model, channel_window(schedule));
   if (!sim.delivered) return {};
   const double serial = forwarding == Forwarding::serial ? serial_work(schedule, model) : 0.0;
   return {std::max(sim.predicted_seconds, serial), sim.predicted_seconds};

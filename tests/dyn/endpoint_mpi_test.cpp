@@ -503,19 +503,22 @@ TEST(Dyn, AForwarderReadsItsDataBeforeItsForwardsHaveLeft) {
 }
 
 TEST(Dyn, AnUrgentBroadcastOvertakesQueuedBulkAtAForwarder) {
-  // Rank 0 sends three low-priority broadcasts down the chain 0 -> 1 -> 2 and rank 3 an urgent one down
-  // 3 -> 1 -> 2, each in four segments of 300 KB (above every MPI's eager limit: a piece stays on the wire
+  // Rank 0 sends three low-priority broadcasts down the chain 0 -> 1 -> 2, then an urgent one goes down
+  // the chain through rank 1 too, each in four segments of 300 KB (above every MPI's eager limit: a piece stays on the wire
   // until its receiver takes it). Rank 1 forwards with a window of one byte and rank 2 takes nothing until
   // every segment has reached rank 1, and the urgent broadcast starts once the others are there. So one
   // low-priority segment is on the wire when the urgent broadcast comes to be forwarded, and the rest
   // queue ahead of it in time but behind it in priority: the urgent broadcast completes at rank 2 before
   // any low-priority one can (each still needs segments that leave after all of the urgent one's).
-  // The urgent one comes from another origin: a receive takes a message only once every earlier message
-  // from its origin has announced itself, as MPI orders one sender's messages.
+  // With 4 ranks the urgent one comes from another origin (rank 3), with 3 from the same: a receive takes
+  // a message only once every earlier message from its origin has announced itself, as MPI orders one
+  // sender's messages, and a bulk broadcast's header goes ahead of its data, so the low-priority ones'
+  // headers are in before the urgent one's data.
   const int me = world_rank(), n = world_size();
-  if (n < 4) GTEST_SKIP() << "needs two origins, a forwarder and its child: 4 ranks";
+  if (n < 3) GTEST_SKIP() << "needs a forwarder and its child: 3 ranks";
   constexpr std::size_t segment = 300000, bytes = 4 * segment;
-  constexpr int low = 3, urgent_origin = 3, tags[] = {20, 21, 22, 23};  // the last is urgent
+  constexpr int low = 3, tags[] = {20, 21, 22, 23};  // the last is urgent
+  const int urgent_origin = n >= 4 ? 3 : 0;
   const auto origin = [&](int i) { return i == low ? urgent_origin : 0; };
   Options options{.max_piece = std::size_t{INT_MAX}, .window = me == 1 ? 1 : 0};
   Endpoint ep(MPI_COMM_WORLD, options);
@@ -525,9 +528,8 @@ TEST(Dyn, AnUrgentBroadcastOvertakesQueuedBulkAtAForwarder) {
   std::vector<std::vector<std::byte>> buffers(low + 1, std::vector<std::byte>(bytes));
   std::vector<Request> requests;
   // The low-priority ones reach rank 1 first, then the urgent one.
-  const auto send_from = [&](int from) {
-    if (me != from) return;
-    for (int i = 0; i <= low; ++i) {
+  const auto send = [&](int first, int last) {
+    for (int i = first; i <= last; ++i) {
       if (origin(i) != me) continue;
       const std::vector<int> priorities(2, i == low ? 9 : 0);
       ep.send(data[static_cast<std::size_t>(i)], chain, tags[i],
@@ -544,11 +546,12 @@ TEST(Dyn, AnUrgentBroadcastOvertakesQueuedBulkAtAForwarder) {
     for (int i = 0; i <= low; ++i)
       requests.push_back(ep.irecv(buffers[static_cast<std::size_t>(i)], origin(i), tags[i]));
   }
-  send_from(0);
-  landed_at_forwarder(4u * low);
+  // Each broadcast: its header alone first (a bulk message's announcement), then its four segments.
+  send(0, low - 1);
+  landed_at_forwarder(5u * low);
   MPI_Barrier(MPI_COMM_WORLD);
-  send_from(urgent_origin);
-  landed_at_forwarder(4u * (low + 1));
+  send(low, low);
+  landed_at_forwarder(5u * (low + 1));
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 1) {
     for (auto& r : requests) r.wait();

@@ -78,6 +78,23 @@ TEST(SendQueue, SmallMessagesAreNeverHeldByTheWindow) {
   EXPECT_FALSE(q.pop());
 }
 
+TEST(SendQueue, AllLinksTogetherStayWithinTheTotal) {
+  Queue q({0, 1, 2}, {.window = 10, .total = 15, .patience = 0});
+  q.push(1, 0, 10, 1);
+  q.push(2, 0, 10, 2);
+  q.push(0, 0, 0, 3);
+  auto bulk = q.pop();
+  ASSERT_TRUE(bulk);
+  EXPECT_EQ(bulk->item, 1);
+  auto small = q.pop();
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->item, 3) << "10 + 10 bytes would exceed the total of 15, though rank 2's link has room";
+  EXPECT_FALSE(q.pop());
+  EXPECT_EQ(q.on_wire(), 10u);
+  q.landed(bulk->dest, bulk->bulk);
+  EXPECT_EQ(q.pop()->item, 2);
+}
+
 TEST(SendQueue, LinksAreIndependent) {
   // Ranks 1 and 2 on links of their own (this node), rank 3 off it.
   Queue q({0, 1, 2, 0}, {.window = 10, .patience = 0});
@@ -130,23 +147,32 @@ struct Reference {
     std::uint64_t queued_at;
   };
   std::array<int, 3> link_of{0, 0, 1};
-  std::size_t window = 6, patience = 3;
+  std::size_t window = 6, total = 9, patience = 3;
   std::vector<Item> queued;  // in queue order
   std::array<std::size_t, 2> on_wire{};
   std::uint64_t departures = 0;
 
+  bool total_room(const Item& m) const {
+    const std::size_t all = on_wire[0] + on_wire[1];
+    return all == 0 || all + m.bulk <= total;
+  }
   bool room(const Item& m) const {
     if (m.bulk == 0) return true;
     const std::size_t w = on_wire[static_cast<std::size_t>(link_of[static_cast<std::size_t>(m.dest)])];
-    return w == 0 || w + m.bulk <= window;
+    return (w == 0 || w + m.bulk <= window) && total_room(m);
   }
   int lane(const Item& m) const { return m.bulk == 0 ? 2 : link_of[static_cast<std::size_t>(m.dest)]; }
   std::optional<Item> pop() {
     int blocked = -1;
+    bool blocked_all = false;
     std::optional<std::size_t> chosen;
     if (!queued.empty() && departures - queued.front().queued_at >= patience) {
-      if (room(queued.front())) chosen = 0;
-      else blocked = lane(queued.front());
+      if (room(queued.front())) {
+        chosen = 0;
+      } else {
+        blocked = lane(queued.front());
+        blocked_all = !total_room(queued.front());
+      }
     }
     if (!chosen) {
       // Per lane, only the lane's most urgent message is a candidate (the queue's heap top).
@@ -157,7 +183,7 @@ struct Reference {
           if (lane(other) == lane(m) && &other != &m &&
               (other.priority > m.priority || (other.priority == m.priority && other.id < m.id)))
             top = false;
-        if (!top || lane(m) == blocked || !room(m)) continue;
+        if (!top || lane(m) == blocked || (blocked_all && m.bulk > 0) || !room(m)) continue;
         if (!chosen || m.priority > queued[*chosen].priority) chosen = i;
       }
     }
@@ -171,7 +197,7 @@ struct Reference {
 };
 
 struct Both {
-  Queue queue{{0, 0, 1}, {.window = 6, .patience = 3}};
+  Queue queue{{0, 0, 1}, {.window = 6, .total = 9, .patience = 3}};
   Reference reference;
   std::vector<Queue::Departure> in_flight;  // departed, not landed, oldest first
   int next_id = 0;
@@ -215,6 +241,8 @@ void apply(Both& s, int op) {
       if (d.bulk == w && d.bulk > 0 && s.reference.link_of[static_cast<std::size_t>(d.dest)] == link) one_alone = true;
     ASSERT_TRUE(w <= 6 || one_alone) << "link " << link << " carries " << w << " bytes";
   }
+  const std::size_t all = s.queue.on_wire();
+  ASSERT_TRUE(all <= 9 || (s.in_flight.size() == 1)) << "all links carry " << all << " bytes";
   ASSERT_EQ(s.queue.size(), s.reference.queued.size());
 }
 

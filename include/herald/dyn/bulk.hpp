@@ -16,6 +16,8 @@ inline constexpr std::size_t bulk_bytes = 64 * 1024;
 // early, and an urgent piece queued later waits behind every byte already handed over. A few pieces keep
 // the link busy across the completion of one.
 inline constexpr std::size_t default_bulk_window = 512 * 1024;
+// Bulk bytes on the wire to all ranks together; 0: no bound.
+inline constexpr std::size_t default_total_window = 0;
 
 // Departures that may overtake a queued message before it goes first whatever its priority.
 inline constexpr std::size_t default_patience = 256;

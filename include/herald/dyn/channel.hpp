@@ -61,14 +61,16 @@ class Channel {
     // Bytes of one receive slot, the same on every rank: by default an 8 KiB inline payload with its
     // header and a route of about 400 recipients; longer frames take the stub path.
     std::size_t slot_bytes = 16 * 1024;
-    // Bulk payload bytes on the wire on one link at once: every rank off this node shares one (the
-    // network card), every rank on it has its own; a payload always leaves on an idle link. 0: no bound.
+    // Bulk payload bytes on the wire to one rank at once; a payload always leaves when none is. 0: no bound.
     std::size_t window = default_bulk_window;
+    // ...and to all ranks together (this rank's link); a payload always leaves when none is. 0: no bound.
+    std::size_t total_window = default_total_window;
     // Departures that may overtake a queued message before it goes first (send_queue.hpp). 0: none.
     std::size_t patience = default_patience;
 
     // The defaults, with what the environment sets: HERALD_MAX_MESSAGE_BYTES (max_piece),
-    // HERALD_DYN_FRAME_SLOT (slot_bytes) and HERALD_DYN_WINDOW (window). Bad values throw herald::Error.
+    // HERALD_DYN_FRAME_SLOT (slot_bytes), HERALD_DYN_WINDOW (window) and HERALD_DYN_TOTAL_WINDOW
+    // (total_window). Bad values throw herald::Error.
     static Options from_environment();
   };
 
@@ -82,11 +84,11 @@ class Channel {
 
   void on(HandlerId id, Handler handler);
 
-  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()). `whole`:
-  // the bytes of the message `payload` is one segment of, if it is one; the segments of one message
-  // posted to one rank with one priority leave in posting order.
+  // Queues a message; `payload` must stay valid until `sent` runs (inside a later progress()). Messages
+  // to one rank with one priority leave in posting order, but a bulk one waiting for room may be
+  // overtaken by a smaller one.
   void post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
-            int priority, Done sent, std::size_t whole = 0);
+            int priority, Done sent);
 
   // Sends a message at once when nothing is queued (so it overtakes nothing: priorities keep their meaning,
   // and MPI keeps the order per destination), fewer than `max_in_flight` are on the wire and it is one
@@ -150,7 +152,6 @@ class Channel {
     bool claimed = false;
   };
 
-  std::vector<int> links() const;  // for each rank, the link a message to it leaves on (SendQueue)
   // One MPI message: the payload inline or none, and the frame fits a slot.
   bool single_frame(std::size_t body, std::size_t payload) const noexcept {
     return payload <= options_.max_inline && frame_bytes + body + payload <= options_.slot_bytes;

@@ -40,10 +40,10 @@ struct Options {
   std::optional<std::size_t> max_piece{};
   // Outgoing messages on the wire at once; more wait in the send queue, the most urgent first.
   int max_in_flight = 64;
-  // Bulk bytes (of messages of 64 KiB and more) a rank keeps on the wire on one link at once: every rank
-  // off this node shares one link, each rank on it has its own; a bulk message always leaves on an idle
-  // link. What waits for room stays in the send queue, where a more urgent message overtakes it
-  // (send_queue.hpp). Unset: HERALD_DYN_WINDOW (K/M/G suffixes; 0: no bound), else 512 KiB.
+  // Bulk bytes (of messages of 64 KiB and more) a rank keeps on the wire to one rank at once; a bulk
+  // message always leaves when none is. What waits for room stays in the send queue, where a more urgent
+  // message overtakes it (send_queue.hpp). Unset: HERALD_DYN_WINDOW (K/M/G suffixes; 0: no bound), else
+  // 512 KiB. HERALD_DYN_TOTAL_WINDOW bounds all ranks together (unset or 0: no bound).
   std::optional<std::size_t> window{};
   // Segments up to this size travel inside their header's MPI message (one message instead of two).
   std::size_t max_inline = 8192;

@@ -3,17 +3,18 @@
 //
 // - The most urgent message goes next (higher priority first, then the one queued first).
 // - Bulk bytes on the wire are bounded per link: a message of `bulk` bytes leaves only while its link
-//   carries at most `window - bulk` bytes of others, or none. What waits for room can be overtaken by a
-//   more urgent message that arrives later, which a bound in messages per broadcast (or bytes handed to
-//   MPI in queue order) would not allow: the bytes MPI already has are bytes an urgent piece waits behind.
+//   carries at most `window - bulk` bytes of others, or none, and all links together at most
+//   `total - bulk`, or none. What waits for room can be overtaken by a more urgent message that arrives
+//   later, which a bound in messages per broadcast (or bytes handed to MPI in queue order) would not
+//   allow: the bytes MPI already has are bytes an urgent piece waits behind.
 // - Small messages (bulk 0: control frames, inline payloads) have no window: they leave in priority order
 //   as soon as they are next, whatever the links carry.
 // - No starvation: a message overtaken by `patience` departures since it was queued is overdue and goes
 //   first (the oldest overdue first) as soon as its link has room; until then nothing else takes its link.
 //
-// A link is what a message to a destination shares its bandwidth with: Channel gives every rank off this
-// node one link (the rank's network card) and every rank on it a link of its own (memory copies run side
-// by side). Not thread-safe.
+// A link is what messages to a destination share: Channel gives each destination a link of its own, so a
+// receiver slow to take its data holds back only what goes to it (a transfer above MPI's eager limit does
+// not move until its receive is posted), and bounds all of them together with `total`. Not thread-safe.
 #pragma once
 
 #include <algorithm>
@@ -32,6 +33,7 @@ class SendQueue {
  public:
   struct Options {
     std::size_t window = 0;    // bulk bytes on one link at once; 0: no bound
+    std::size_t total = 0;     // bulk bytes on all links at once; 0: no bound
     std::size_t patience = 0;  // departures a message may be overtaken by; 0: none (strict priority)
   };
   struct Departure {
@@ -80,7 +82,8 @@ class SendQueue {
 
   // The message that leaves now, if one may; its bulk bytes count on its link until landed().
   std::optional<Departure> pop() {
-    int blocked = -1;  // the link an overdue message waits on: nothing else takes it
+    int blocked = -1;          // the link an overdue message waits on: nothing else takes it
+    bool blocked_all = false;  // ...and every link, when what it waits for is room under `total`
     if (options_.patience > 0) {
       while (!fifo_.empty() && !live(fifo_.front().second, fifo_.front().first)) fifo_.pop_front();
       if (!fifo_.empty()) {
@@ -92,6 +95,7 @@ class SendQueue {
             return take(slot);
           }
           blocked = oldest.lane;
+          blocked_all = !total_room(oldest.bulk);
         }
       }
     }
@@ -111,7 +115,7 @@ class SendQueue {
       }
       ++i;
       const Key& top = heap.front();
-      if (lane == blocked || !room(lane, slots_[top.slot].bulk)) continue;
+      if (lane == blocked || (blocked_all && lane != small_lane_) || !room(lane, slots_[top.slot].bulk)) continue;
       if (!best || Later{}(*best, top)) best = &top;
     }
     if (!best) return std::nullopt;
@@ -128,11 +132,13 @@ class SendQueue {
     std::size_t& bytes = on_wire_.at(static_cast<std::size_t>(link_of_.at(static_cast<std::size_t>(dest))));
     if (bytes < bulk) throw std::logic_error("SendQueue: more bytes landed than left");
     bytes -= bulk;
+    total_ -= bulk;
   }
 
   bool empty() const noexcept { return count_ == 0; }
   std::size_t size() const noexcept { return count_; }
   std::size_t on_wire(int link) const { return on_wire_.at(static_cast<std::size_t>(link)); }
+  std::size_t on_wire() const noexcept { return total_; }
   int links() const noexcept { return small_lane_; }
 
  private:
@@ -161,13 +167,19 @@ class SendQueue {
     return slots_[slot].item.has_value() && slots_[slot].seq == seq;
   }
   bool room(int lane, std::size_t bulk) const noexcept {
-    if (lane == small_lane_ || options_.window == 0) return true;
+    if (lane == small_lane_) return true;
     const std::size_t bytes = on_wire_[static_cast<std::size_t>(lane)];
-    return bytes == 0 || bytes + bulk <= options_.window;
+    return (options_.window == 0 || bytes == 0 || bytes + bulk <= options_.window) && total_room(bulk);
+  }
+  bool total_room(std::size_t bulk) const noexcept {
+    return options_.total == 0 || total_ == 0 || total_ + bulk <= options_.total;
   }
   Departure take(std::size_t slot) {
     Entry& e = slots_[slot];
-    if (e.lane != small_lane_) on_wire_[static_cast<std::size_t>(e.lane)] += e.bulk;
+    if (e.lane != small_lane_) {
+      on_wire_[static_cast<std::size_t>(e.lane)] += e.bulk;
+      total_ += e.bulk;
+    }
     Departure d{std::move(*e.item), e.dest, e.priority, e.bulk};
     e.item.reset();
     free_.push_back(slot);
@@ -183,6 +195,7 @@ class SendQueue {
   std::vector<bool> listed_;            // the lane is in active_
   std::vector<int> active_;             // lanes that may hold messages
   std::vector<std::size_t> on_wire_;    // per link: bulk bytes departed and not landed
+  std::size_t total_ = 0;               // ...over all links
   std::vector<Entry> slots_;
   std::vector<std::size_t> free_;
   std::deque<std::pair<std::uint64_t, std::size_t>> fifo_;  // (seq, slot), oldest first, when patience > 0
