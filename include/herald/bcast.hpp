@@ -36,6 +36,11 @@ struct Options {
   // Unset fields fall back to HERALD_SEGMENT_SIZE / HERALD_CHAIN_FANOUT / HERALD_KNOMIAL_RADIX /
   // HERALD_LEADER_STAGE / HERALD_RANKS_PER_NODE, then to the algorithm's defaults.
   Parameters parameters{};
+  // ibcast only: the caller advances the request with Request::poll() on every pass of a polling loop.
+  // Its sends then stay under the send window from the start (a pipeline's segments leave as the ones
+  // before them arrive, as on a network that shares links they must); otherwise ibcast and test() hand MPI
+  // every send whose data is here, so the broadcast moves on while the caller does something else.
+  bool polled = false;
 };
 
 // Broadcasts `buffer` from `root` to every rank of `comm`. Throws herald::Error before any byte moves on
@@ -56,6 +61,9 @@ class Request {
   // Advances the broadcast; true once this rank's part is complete (the buffer holds the data and may be
   // reused).
   bool test();
+  // As test(), for a caller that polls again soon (Options::polled): sends stay under the send window.
+  // Before a blocking call that another rank of the broadcast may wait in, call test() once instead.
+  bool poll();
   // Blocks until complete.
   void wait();
   // True while the request has work left.
@@ -63,6 +71,7 @@ class Request {
 
  private:
   void abandon() noexcept;
+  bool advance(bool leaving);  // test() (leaving: every send whose data is here goes to MPI) or poll()
   std::unique_ptr<State> state_;
 };
 

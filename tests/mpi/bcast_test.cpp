@@ -6,6 +6,8 @@
 #include <herald/error.hpp>
 
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <mpi.h>
 
 #include <unistd.h>
@@ -151,6 +153,29 @@ TEST(Ibcast, WaitOrderDiffersBetweenRanks) {
   for (int i = 1; i <= P; ++i) requests[(me + i) % P].wait();
   bool ok = true;
   for (int k = 0; k < P; ++k) ok &= first_wrong(data[k], k, 7000 + k) < 0;
+  ASSERT_TRUE(everywhere(ok));
+}
+
+// Polled broadcasts (Options::polled, Request::poll) keep their sends under the window between calls; every
+// rank polls all of them in a loop, as a task runtime's worker does, and every delivery is complete.
+TEST(Ibcast, PolledBroadcastsCompleteWhenEveryRankPolls) {
+  const int P = size_of(), me = rank_of();
+  std::vector<std::vector<std::byte>> data(P);
+  std::vector<Request> requests;
+  for (int k = 0; k < P; ++k) {
+    data[k].assign(70001, std::byte{0});
+    if (me == k) fill(data[k], k, 9000 + k);
+    requests.push_back(ibcast(data[k], k, MPI_COMM_WORLD,
+                              {.algorithm = "chain", .parameters = {.segment = 8192}, .polled = true}));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (bool all = false; !all && std::chrono::steady_clock::now() < deadline;) {
+    all = true;
+    for (Request& r : requests) all = r.poll() && all;
+  }
+  bool ok = true;
+  for (int k = 0; k < P; ++k) ok &= first_wrong(data[k], k, 9000 + k) < 0;
+  for (Request& r : requests) ok &= !r.active();
   ASSERT_TRUE(everywhere(ok));
 }
 

@@ -40,13 +40,16 @@ void Request::abandon() noexcept {
   state_.reset();
 }
 
-bool Request::test() {
+bool Request::test() { return advance(true); }
+bool Request::poll() { return advance(false); }
+
+bool Request::advance(bool leaving) {
   if (!state_) return true;
   const auto lock = mpi::Context::get().lock();
   bool done = false;
   try {
     done = state_->test();
-    if (!done) state_->leave();
+    if (!done && leaving) state_->leave();
   } catch (...) {
     state_.reset();
     throw;

@@ -708,7 +708,7 @@ Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Op
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return Request();
   std::unique_ptr<Request::State> run = start(slot, call, buffer);
-  run->leave();
+  if (!options.polled) run->leave();
   return Request(std::move(run));
 }
 

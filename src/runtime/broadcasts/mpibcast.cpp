@@ -50,7 +50,7 @@ class MpiBcast final : public BroadcastCarrier {
       InFlight& f = in_flight_[i];
       bool done = false;
       if (herald_) {
-        done = f.coll.test();
+        done = f.coll.poll();  // every pass of the worker's loop: the sends keep their window
       } else {
         int all = 0;
         HERALD_MPI(MPI_Testall(static_cast<int>(f.mpi.size()), f.mpi.data(), &all, MPI_STATUSES_IGNORE));
@@ -93,6 +93,10 @@ class MpiBcast final : public BroadcastCarrier {
     MPI_Group all, group;
     HERALD_MPI(MPI_Comm_group(c_.groups, &all));
     HERALD_MPI(MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &group));
+    // A blocking call the other members make in their own time: hand MPI what herald's broadcasts in
+    // flight hold back under their window first, as any member may wait for it meanwhile.
+    for (InFlight& f : in_flight_)
+      if (herald_ && f.coll.active()) f.coll.test();
     MPI_Comm comm = MPI_COMM_NULL;
     // The tag tells concurrent creations apart; every member knows the broadcast that asks for it first.
     HERALD_MPI(MPI_Comm_create_group(c_.groups, group, static_cast<int>(order.id % 32768), &comm));
@@ -126,7 +130,7 @@ class MpiBcast final : public BroadcastCarrier {
           if (bytes.empty()) break;
         }
       } else {
-        f.coll = herald::ibcast(f.replica.bytes, root, comm, {.algorithm = "auto"});
+        f.coll = herald::ibcast(f.replica.bytes, root, comm, {.algorithm = "auto", .polled = true});
       }
       in_flight_.push_back(std::move(f));
       queue.pop_front();
