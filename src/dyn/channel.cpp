@@ -356,6 +356,9 @@ bool Channel::start_sends() {
 }
 
 bool Channel::progress(const bool* finished) {
+  // Called from inside a handler (an endpoint sharing this channel, posting a receive while its owner
+  // handles a frame): the frame being handled is not done with, so only queued sends start.
+  if (current_.source >= 0) return !queue_.empty() && start_sends();
   // Most passes find nothing queued: that is checked inline, before any call.
   bool any = !queue_.empty() && start_sends();
   any |= complete_transfers();

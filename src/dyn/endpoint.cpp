@@ -72,6 +72,10 @@ bool Request::active() const noexcept {
 Endpoint::Endpoint(MPI_Comm comm, const Options& options)
     : engine_(std::make_shared<detail::Engine>(comm, options)) {}
 
+Endpoint::Endpoint(std::shared_ptr<Channel> channel, const Options& options)
+    : engine_(channel ? std::make_shared<detail::Engine>(std::move(channel), options, false)
+                      : throw Error(Errc::invalid_argument, "dynamic-broadcast endpoint on a null channel")) {}
+
 Endpoint::~Endpoint() {
   try {
     std::lock_guard lock(engine_->mutex);

@@ -13,7 +13,9 @@
 namespace herald::dyn::detail {
 namespace {
 
-constexpr Channel::HandlerId message_handler = 1;
+// The endpoint's handler on its channel; a channel it shares (Endpoint's second constructor) keeps the ids
+// below it for its owner's messages.
+constexpr Channel::HandlerId message_handler = Channel::shared_channel_handler;
 // Shapes priced per (group, bytes) are remembered; the table is emptied when it grows past this.
 constexpr std::size_t max_remembered_shapes = 1024;
 // Request states, and messages passing through, kept for reuse.
@@ -78,23 +80,39 @@ std::string where(int origin, int tag) {
 
 }  // namespace
 
-Engine::Engine(MPI_Comm comm, const Options& options)
-    : threaded((require_known_settings(), progress_thread_wanted(options))),  // checked before the duplicate
+namespace {
+// The endpoint's own channel on a duplicate of `comm`, once the settings and options are known good.
+std::shared_ptr<Channel> own_channel(MPI_Comm comm, const Options& options) {
+  require_known_settings();
+  progress_thread_wanted(options);  // refused before the duplicate
+  if (comm == MPI_COMM_NULL) throw Error(Errc::invalid_comm, "dynamic broadcast on MPI_COMM_NULL");
+  return std::make_shared<Channel>(comm, channel_options(options));
+}
+}  // namespace
+
+Engine::Engine(MPI_Comm comm, const Options& options) : Engine(own_channel(comm, options), options, true) {}
+
+Engine::Engine(std::shared_ptr<Channel> channel, const Options& options, bool own)
+    : threaded(own ? progress_thread_wanted(options)
+                   : (options.progress_thread.value_or(false)
+                          ? throw Error(Errc::invalid_argument,
+                                        "a dynamic-broadcast endpoint on a shared channel has no progress thread: "
+                                        "the channel's owner polls it")
+                          : false)),
       options_(options),
       cost_model_(options.cost_model ? *options.cost_model : cost_model_from_environment()),
       default_algorithm_(environment("HERALD_DYN_ALGORITHM")),
       default_segment_(parameters_from_environment().segment),
-      channel_((comm == MPI_COMM_NULL ? throw Error(Errc::invalid_comm, "dynamic broadcast on MPI_COMM_NULL") : comm),
-               channel_options(options)),
+      channel_(std::move(channel)),
       states_(state_pool),
       incoming_(incoming_pool) {
   if (default_algorithm_ == "auto") default_algorithm_.reset();
   if (default_algorithm_) tree_for(2, *default_algorithm_);  // an unknown name fails here, early
-  rank = channel_.rank();
-  size = channel_.size();
-  forwarding = forwarding_of(channel_.comm(), options);
+  rank = channel_->rank();
+  size = channel_->size();
+  forwarding = forwarding_of(channel_->comm(), options);
   next_seq_.assign(static_cast<std::size_t>(size), 0);
-  channel_.on(message_handler, [this](const Channel::Arrival& a) { on_message(a); });
+  channel_->on(message_handler, [this](const Channel::Arrival& a) { on_message(a); });
   if (threaded) thread_ = std::jthread([this](std::stop_token stop) { run_progress_thread(stop); });
 }
 
@@ -113,7 +131,7 @@ void Engine::run_progress_thread(std::stop_token stop) {
       std::lock_guard lock(mutex);
       if (failure_) return;
       try {
-        busy = channel_.progress();
+        busy = channel_->progress();
       } catch (...) {
         failure_ = std::current_exception();
         return;
@@ -135,7 +153,7 @@ void Engine::check_usable() const {
 
 bool Engine::progress(const bool* finished) {
   check_usable();
-  return channel_.progress(finished);
+  return channel_->progress(finished);
 }
 
 void Engine::check_peer(int peer, const char* what) const {
@@ -252,12 +270,12 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
                .has_route = first,
                .route = first ? std::vector<RouteEntry>(hop.route.begin(), hop.route.end())
                               : std::vector<RouteEntry>{}};
-      channel_.post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
+      channel_->post(hop.to.rank, message_handler, encoded(h), data.subspan(piece.offset, piece.length),
                     hop.to.priority, traced("send", h, hop.to.rank, sent));
     }
     first = false;
   }
-  channel_.flush();  // on the wire now; completions are polled for by whoever waits
+  channel_->flush();  // on the wire now; completions are polled for by whoever waits
 }
 
 void Engine::start_p2p(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest,
@@ -287,15 +305,15 @@ void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<
       if (--state->outstanding == 0) state->done = true;
     };
     h.segment = {0, 0};
-    channel_.post(dest, message_handler, encoded(h), {}, priority, traced("send", h, dest, sent));
+    channel_->post(dest, message_handler, encoded(h), {}, priority, traced("send", h, dest, sent));
     h.segment = {0, data.size()};
     h.has_route = false;
-    channel_.post(dest, message_handler, encoded(h), data, priority, traced("send", h, dest, sent));
-    channel_.flush();
+    channel_->post(dest, message_handler, encoded(h), data, priority, traced("send", h, dest, sent));
+    channel_->flush();
     return;
   }
   // On the wire now; unless MPI completed the send at once, whoever waits polls for its completion.
-  if (channel_.send(dest, message_handler, encoded(h), data, priority, std::shared_ptr<bool>(state, &state->done)))
+  if (channel_->send(dest, message_handler, encoded(h), data, priority, std::shared_ptr<bool>(state, &state->done)))
     state->done = true;
 }
 
@@ -349,14 +367,14 @@ void Engine::post_recv(const std::shared_ptr<Request::State>& state, std::span<s
   // behind it stay in their slots for the receives posted next, which then take them in place instead of
   // finding them held (copied aside, then copied again), and the caller sees its receive done without one
   // more call into MPI's progress engine.
-  channel_.progress(&state->done);
+  channel_->progress(&state->done);
 }
 
 std::optional<Status> Engine::probe(int source, int tag) {
   check_usable();
   if (source == MPI_ANY_SOURCE) source = any_source;
   if (tag == MPI_ANY_TAG) tag = any_tag;
-  channel_.progress();
+  channel_->progress();
   const auto found = matcher_.probe(source, tag);
   if (!found) return std::nullopt;
   return Status{found->source, found->tag, messages_.at(found->message)->total};
@@ -487,7 +505,7 @@ void Engine::on_segment(const std::shared_ptr<Incoming>& message, ByteRange segm
     ++statistics.segments_forwarded;
     // A plain pointer keeps the callback small enough for std::function to hold without allocating: the
     // message stays in messages_ while a forward of it is pending (settle() drops it only after the last).
-    channel_.post(hop.to.rank, message_handler, encoded(h),
+    channel_->post(hop.to.rank, message_handler, encoded(h),
                   message->storage.subspan(segment.offset, segment.length), hop.to.priority,
                   traced("forward", h, hop.to.rank,
                          [this, forwarded = message.get()] {
@@ -592,14 +610,14 @@ void Engine::close() {
   MPI_Finalized(&finalized);
   if (finalized || failure_) return;
   // Forward whatever passed through this rank, then keep serving until every rank has done the same.
-  while (!channel_.quiet()) channel_.progress();
+  while (!channel_->quiet()) channel_->progress();
   MPI_Request barrier;
-  HERALD_MPI(MPI_Ibarrier(channel_.comm(), &barrier));
+  HERALD_MPI(MPI_Ibarrier(channel_->comm(), &barrier));
   for (int done = 0; !done;) {
-    if (!channel_.progress()) std::this_thread::yield();
+    if (!channel_->progress()) std::this_thread::yield();
     HERALD_MPI(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
   }
-  while (!channel_.quiet()) channel_.progress();
+  while (!channel_->quiet()) channel_->progress();
 }
 
 }  // namespace herald::dyn::detail

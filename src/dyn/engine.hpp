@@ -38,6 +38,8 @@ namespace detail {
 
 struct Engine {
   Engine(MPI_Comm comm, const Options& options);
+  // On a channel shared with its owner (`own` false): its options apply, not the endpoint's.
+  Engine(std::shared_ptr<Channel> channel, const Options& options, bool own);
   ~Engine();
 
   void start_send(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data,
@@ -127,9 +129,9 @@ struct Engine {
   template <class Arrived>
   void receive_piece(std::span<std::byte> into, const Header& h, int from, Arrived&& arrived) {
     if (trace::Recorder* recorder = trace::recorder())
-      channel_.receive_payload(into, landed(*recorder, h, from, Channel::Done(std::forward<Arrived>(arrived))));
+      channel_->receive_payload(into, landed(*recorder, h, from, Channel::Done(std::forward<Arrived>(arrived))));
     else
-      channel_.receive_payload(into, std::forward<Arrived>(arrived));
+      channel_->receive_payload(into, std::forward<Arrived>(arrived));
   }
   void bind(Matcher::Id receive, Matcher::Id message);
   std::vector<Posted>::iterator find_posted(Matcher::Id receive);
@@ -149,7 +151,7 @@ struct Engine {
   CostModel cost_model_;
   std::optional<std::string> default_algorithm_;  // HERALD_DYN_ALGORITHM; unset or "auto": the cost model chooses
   std::optional<std::size_t> default_segment_;    // HERALD_SEGMENT_SIZE; unset: the algorithm's default
-  Channel channel_;
+  std::shared_ptr<Channel> channel_;
   Matcher matcher_;
   Matcher::Id next_id_ = 0;
   std::vector<std::uint64_t> next_seq_;  // per destination: the number of the next message to it

@@ -83,12 +83,15 @@ int Runtime::default_threads() {
   return 1;
 }
 
+// The runtime's channel carries dynbcast's broadcasts too, on the handler the endpoint takes above these.
+static_assert(detail::last_handler < dyn::Channel::shared_channel_handler);
+
 struct Runtime::State {
   Options options;
   bool log = false;
   std::string inject;  // test only: this rank's HERALD_RUNTIME_INJECT failure, if it names this rank
-  std::unique_ptr<dyn::Channel> channel;
-  std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts
+  std::shared_ptr<dyn::Channel> channel;
+  std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts, on `channel`: one send queue for all
   mpi::Communicator groups;                  // the parent of mpibcast's communicators
   std::vector<detail::KernelEntry> kernels;
   std::unique_ptr<detail::Coordinator> head;
@@ -190,8 +193,8 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   HERALD_MPI(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
   state_->options = options;
-  state_->channel = std::make_unique<dyn::Channel>(comm, dyn::Channel::Options::from_environment());
-  state_->endpoint = std::make_unique<dyn::Endpoint>(comm);
+  state_->channel = std::make_shared<dyn::Channel>(comm, dyn::Channel::Options::from_environment());
+  state_->endpoint = std::make_unique<dyn::Endpoint>(state_->channel);
   state_->groups = mpi::Communicator(comm);
   // MPI's errors on the runtime's own communicators come back as herald::Error, which a worker reports to
   // the head naming its rank and the call, instead of ending the job inside MPI.

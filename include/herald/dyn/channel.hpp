@@ -75,6 +75,9 @@ class Channel {
   };
 
   static constexpr int slot_count = 8;
+  // The handler a dynamic-broadcast endpoint takes on a channel it shares with its owner (Endpoint's
+  // second constructor): the owner's handlers are the ids below it.
+  static constexpr HandlerId shared_channel_handler = 64;
   static constexpr HandlerId long_frame = 0xffff;  // reserved: "a frame of `payload` bytes follows"
 
   Channel(MPI_Comm parent, const Options& options);  // collective over `parent` (duplicates it)
@@ -115,7 +118,7 @@ class Channel {
 
   // One polling pass: starts queued sends, completes finished transfers (running their callbacks) and
   // handles arrived frames, unless `*finished` (the caller's own request) has become true by then.
-  // Returns true if anything happened.
+  // Returns true if anything happened. Inside a handler it only starts queued sends.
   bool progress(const bool* finished = nullptr);
   // Only the sending part of a pass: puts queued messages on the wire, up to `max_in_flight`.
   bool flush() { return start_sends(); }

@@ -16,6 +16,7 @@
 // progress thread) until the data has passed through it.
 #pragma once
 
+#include <herald/dyn/channel.hpp>
 #include <herald/dyn/matcher.hpp>
 #include <herald/dyn/route.hpp>
 #include <herald/error.hpp>
@@ -132,6 +133,12 @@ class Endpoint {
   // Collective over `comm`: duplicates it. Throws Error(invalid_comm) for MPI_COMM_NULL and
   // Error(invalid_argument) when a progress thread is asked for without MPI_THREAD_MULTIPLE.
   explicit Endpoint(MPI_Comm comm, const Options& options = {});
+  // On a channel that its owner also sends on (collective over the channel's communicator): broadcasts
+  // and the owner's messages then leave through one send queue, the most urgent first. The channel's
+  // options apply (its window, pieces, slots), no progress thread is allowed (the owner polls), and the
+  // owner's handler ids stay below Channel::shared_channel_handler. The channel must outlive this
+  // endpoint's use of it; the endpoint keeps it alive.
+  Endpoint(std::shared_ptr<Channel> channel, const Options& options = {});
   // Collective: finishes forwarding what passed through this rank, then waits for the other ranks.
   ~Endpoint();
   Endpoint(const Endpoint&) = delete;
