@@ -144,6 +144,13 @@ function(herald_add_mpi_test)
       list(APPEND environment "HERALD_RUNTIME_CONTROL=replicated")
       list(APPEND labels replicated twin)
     endif()
+    # Open MPI's launchers of tests run at once (ctest -j) create their session directories under one
+    # /tmp/ompi.<host>.<uid> and race there ("mkdir ... File exists", orte_init failed); each test gets a
+    # base of its own, short, as the sockets inside must stay under the length a Unix socket path allows.
+    string(MD5 session "${CMAKE_BINARY_DIR}/${name}")
+    string(SUBSTRING "${session}" 0 12 session)
+    file(MAKE_DIRECTORY "/tmp/herald-mpi-${session}")
+    list(APPEND environment "OMPI_MCA_orte_tmpdir_base=/tmp/herald-mpi-${session}")
     add_test(NAME ${name}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
               ${MPIEXEC_PREFLAGS} ${program} ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
