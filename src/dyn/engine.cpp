@@ -122,6 +122,8 @@ Engine::~Engine() {
     thread_.request_stop();
     thread_.join();
   }
+  // A shared channel outlives this engine: a frame for it from now on is refused, not handed to it.
+  if (channel_) channel_->on(message_handler, {});
 }
 
 void Engine::run_progress_thread(std::stop_token stop) {
