@@ -774,6 +774,27 @@ TEST(Dyn, BadConfigurationIsRefusedAtConstruction) {
     }
     unsetenv("HERALD_DYN_WINDOW");
   }
+  if (!std::getenv("HERALD_DYN_TOTAL_WINDOW")) {
+    setenv("HERALD_DYN_TOTAL_WINDOW", "all", 1);
+    try {
+      Endpoint ep(MPI_COMM_WORLD);
+      ADD_FAILURE() << "HERALD_DYN_TOTAL_WINDOW=all accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("HERALD_DYN_TOTAL_WINDOW"), std::string::npos) << e.what();
+    }
+    unsetenv("HERALD_DYN_TOTAL_WINDOW");
+  }
+  // On a channel shared with its owner: none, or a progress thread of its own, is refused before anything
+  // collective (every rank refuses alike).
+  EXPECT_THROW(Endpoint(std::shared_ptr<Channel>{}), Error);
+  auto shared = std::make_shared<Channel>(MPI_COMM_WORLD, Channel::Options{});
+  try {
+    Endpoint ep(shared, {.progress_thread = true});
+    ADD_FAILURE() << "a progress thread on a shared channel accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("shared channel"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Dyn, ProgressThreadForwardsWhileTheApplicationIsBusy) {
