@@ -256,6 +256,11 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
   // the send queue's window, so a bulk piece waiting for room holds back neither.
   if (pieces.empty() || pieces.front().length >= bulk_bytes) pieces.insert(pieces.begin(), ByteRange{0, 0});
 
+  post_pieces(state, data, tag, hops, pieces);
+}
+
+void Engine::post_pieces(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int tag,
+                         std::span<const Hop> hops, std::span<const ByteRange> pieces) {
   state->outstanding = hops.size() * pieces.size();
   auto sent = [state] {
     if (--state->outstanding == 0) state->done = true;
@@ -292,28 +297,22 @@ void Engine::start_p2p(const std::shared_ptr<Request::State>& state, std::span<c
 
 void Engine::post_whole(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest,
                         int tag, int priority) {
-  Header h{.origin = rank,
-           .tag = tag,
-           .priority = priority,
-           .seq = next_seq_[static_cast<std::size_t>(dest)]++,
-           .total = data.size(),
-           .segment = {0, data.size()},
-           .has_route = true,
-           .route = {}};
+  const std::uint64_t seq = next_seq_[static_cast<std::size_t>(dest)]++;
   if (data.size() >= bulk_bytes) {
-    // Announced by its header alone first, as a bulk broadcast is: see start_send().
-    state->outstanding = 2;
-    auto sent = [state] {
-      if (--state->outstanding == 0) state->done = true;
-    };
-    h.segment = {0, 0};
-    channel_->post(dest, message_handler, encoded(h), {}, priority, traced("send", h, dest, sent));
-    h.segment = {0, data.size()};
-    h.has_route = false;
-    channel_->post(dest, message_handler, encoded(h), data, priority, traced("send", h, dest, sent));
-    channel_->flush();
+    // Announced by its header alone first, as a bulk broadcast is (start_send): one hop, no route.
+    const Hop hop{.to = {.rank = dest, .priority = priority, .seq = seq}, .route = {}};
+    const ByteRange pieces[] = {{0, 0}, {0, data.size()}};
+    post_pieces(state, data, tag, std::span(&hop, 1), pieces);
     return;
   }
+  const Header h{.origin = rank,
+                 .tag = tag,
+                 .priority = priority,
+                 .seq = seq,
+                 .total = data.size(),
+                 .segment = {0, data.size()},
+                 .has_route = true,
+                 .route = {}};
   // On the wire now; unless MPI completed the send at once, whoever waits polls for its completion.
   if (channel_->send(dest, message_handler, encoded(h), data, priority, std::shared_ptr<bool>(state, &state->done)))
     state->done = true;

@@ -113,6 +113,9 @@ struct Engine {
     std::span<std::byte> buffer;
   };
 
+  // Every piece of `data` to every hop, in that order; the first piece to a hop carries its route.
+  void post_pieces(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int tag,
+                   std::span<const Hop> hops, std::span<const ByteRange> pieces);
   // One message carrying all of `data` to `dest`, with an empty route.
   void post_whole(const std::shared_ptr<Request::State>& state, std::span<const std::byte> data, int dest, int tag,
                   int priority);
