@@ -9,10 +9,12 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -115,6 +117,9 @@ int run(int argc, char** argv) {
   } catch (const herald::Error& e) {
     if (e.code() == herald::Errc::worker_lost) {
       std::fprintf(stderr, "herald-cholesky: %s\n", e.what());
+      std::fflush(stderr);
+      // MPICH's launcher drops output still in its pipes at MPI_Abort: let the report reach the user first.
+      std::this_thread::sleep_for(std::chrono::seconds(1));
       MPI_Abort(comm, 1);  // the lost worker cannot take part in an orderly stop
     }
     if (rank == 0) std::fprintf(stderr, "herald-cholesky: %s\n", e.what());

@@ -6,8 +6,10 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -34,6 +36,9 @@ int main(int argc, char** argv) {
     } catch (const herald::Error& e) {
       std::printf("head reports: %s\n", e.what());
       std::fflush(stdout);
+      // MPICH's launcher tears down its output pipes at MPI_Abort, and a line still in the pipe is lost
+      // (the report went missing once in CI): give it a moment to forward the report first.
+      std::this_thread::sleep_for(std::chrono::seconds(1));
       MPI_Abort(MPI_COMM_WORLD, e.code() == herald::Errc::worker_lost ? 3 : 4);
     }
   }
