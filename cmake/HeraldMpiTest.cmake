@@ -143,6 +143,8 @@ function(herald_add_mpi_test)
     if(NOT name STREQUAL arg_NAME)
       list(APPEND environment "HERALD_RUNTIME_CONTROL=replicated")
       list(APPEND labels replicated twin)
+      # The twin may run at the same time as its original (ctest -j): a trace directory of its own.
+      list(TRANSFORM environment REPLACE "^(HERALD_TEST_TRACE_DIR=.+)$" "\\1-replicated")
     endif()
     # Open MPI's launchers of tests run at once (ctest -j) create their session directories under one
     # /tmp/ompi.<host>.<uid> and race there ("mkdir ... File exists", orte_init failed); each test gets a

@@ -362,6 +362,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   // delivered, and once every rank is that far (the barrier), nothing is on its way to anyone.
   worker.quiesce();
   while (!channel.quiet()) channel.progress();
+  worker.finish_broadcasts();
   MPI_Request barrier;
   HERALD_MPI(MPI_Ibarrier(channel.comm(), &barrier));
   for (int finished = 0; !finished;) {

@@ -542,4 +542,12 @@ void Worker::quiesce() {
   modelled_.clear();
 }
 
+void Worker::finish_broadcasts() {
+  for (bool any = true; any;) {
+    any = false;
+    for (const auto& c : carriers_)
+      if (c) any |= c->poll();
+  }
+}
+
 }  // namespace herald::runtime::detail

@@ -59,6 +59,9 @@ class Worker final : private Participant {
   bool stopped() const noexcept { return state_ == State::stopped; }
   // After stop: no new task starts and no request is served; returns once no kernel runs.
   void quiesce();
+  // After quiesce(), once every message is off this rank: the broadcasts rooted here see their sends done
+  // (their trace records written, their replicas freed), which the stopped loop no longer polls for.
+  void finish_broadcasts();
   // A failure outside any kernel (`what` failed): reported to the head at once, as a failing kernel is,
   // and the worker carries on until the head releases it. A second failure, one after stop, or one that
   // cannot be reported ends the program (abort_run): the worker could not promise the shutdown.
