@@ -52,11 +52,45 @@ BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint
   return b;
 }
 
+Replicas Replicas::held(int origin, std::vector<int> holders) {
+  Replicas r;
+  r.origin = origin;
+  r.holders = std::move(holders);
+  return r;
+}
+
+void Replicas::made(int rank) {
+  origin = rank;
+  holders.assign(1, rank);
+  served();
+}
+
+bool Replicas::holds(int rank) const { return std::find(holders.begin(), holders.end(), rank) != holders.end(); }
+
+bool Replicas::read(int rank, int priority) {
+  if (!holds(rank)) {
+    holders.push_back(rank);
+    recipients.push_back(rank);
+    priorities.push_back(priority);
+    return false;
+  }
+  if (const auto r = std::find(recipients.begin(), recipients.end(), rank); r != recipients.end()) {
+    int& p = priorities[static_cast<std::size_t>(r - recipients.begin())];
+    p = std::max(p, priority);
+  }
+  return true;
+}
+
+void Replicas::served() {
+  recipients.clear();
+  priorities.clear();
+}
+
 std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
-                                            const std::function<Placement(const Key&)>& before) {
+                                            const std::function<Replicas(const Key&)>& before) {
   struct Tracked {
-    Placement place;
-    FoundBroadcast found;
+    Replicas replicas;
+    std::size_t ready_step = 0;
   };
   std::unordered_map<Key, Tracked, KeyHash> versions;
   std::vector<Key> order;  // versions in the order they were first seen
@@ -66,35 +100,22 @@ std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
     Tracked& v = it->second;
     if (added) {
       order.push_back(s.key);
-      v.found.key = s.key;
       if (s.write) {
-        v.place = {s.rank, {s.rank}};
-        v.found.ready_step = i + 1;
+        v.replicas.made(s.rank);
+        v.ready_step = i + 1;
       } else {
-        v.place = before(s.key);
+        v.replicas = before(s.key);
+        v.replicas.served();
       }
-      v.found.root = v.place.origin;
     }
-    if (s.write) continue;
-    auto& holders = v.place.holders;
-    if (std::find(holders.begin(), holders.end(), s.rank) != holders.end()) {
-      // Held already, or a recipient already: a recipient's priority is its most urgent reader's.
-      const auto r = std::find(v.found.recipients.begin(), v.found.recipients.end(), s.rank);
-      if (r != v.found.recipients.end()) {
-        int& p = v.found.priorities[static_cast<std::size_t>(r - v.found.recipients.begin())];
-        p = std::max(p, s.priority);
-      }
-      continue;
-    }
-    holders.push_back(s.rank);
-    v.found.recipients.push_back(s.rank);
-    v.found.priorities.push_back(s.priority);
+    if (!s.write) v.replicas.read(s.rank, s.priority);
   }
   std::vector<FoundBroadcast> out;
   for (const Key& key : order) {
     Tracked& v = versions.at(key);
-    if (v.found.recipients.size() < 2) continue;
-    out.push_back(std::move(v.found));
+    if (v.replicas.recipients.size() < 2) continue;
+    out.push_back({key, v.replicas.origin, std::move(v.replicas.recipients), std::move(v.replicas.priorities),
+                   v.ready_step});
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.ready_step < b.ready_step; });

@@ -22,10 +22,25 @@ struct PlanStep {
   int priority = 0;  // the reading task's
 };
 
-// Where a version is before the dispatch: the process that made it, and every process holding it.
-struct Placement {
+// Where one version is, and who must receive it, as the tasks reading it are placed: the one rule of
+// both controls (the head's over a dispatch's plan, in find_broadcasts(); replicated control's on every
+// rank as the program submits). A version read on two or more processes that lacked it is a broadcast.
+struct Replicas {
   int origin = 0;
-  std::vector<int> holders;
+  std::vector<int> holders;     // processes holding it or about to (origin first)
+  std::vector<int> recipients;  // processes that lacked it and read it, in the order of their first read
+  std::vector<int> priorities;  // per recipient: the highest priority among its tasks reading it
+
+  // A version made on `origin` and held by `holders` (origin among them), with no recipients yet.
+  static Replicas held(int origin, std::vector<int> holders);
+  // A new version, made on `rank`: it alone holds it.
+  void made(int rank);
+  // A task on `rank` reads it with `priority`: whether `rank` held it already. One that did not becomes a
+  // holder and a recipient; a recipient's priority is its most urgent reader's.
+  bool read(int rank, int priority);
+  bool holds(int rank) const;
+  // Its recipients are served (they stay holders): the next reads start a new list.
+  void served();
 };
 
 struct FoundBroadcast {
@@ -41,9 +56,9 @@ struct FoundBroadcast {
 BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint64_t bytes);
 
 // Every version read, in `steps`, on at least two processes that neither hold it nor make it, in the order
-// in which the versions become ready (then of their first read). `before` gives the placement of a version
-// written before the dispatch (it is never asked for one that `steps` writes first).
+// in which the versions become ready (then of their first read). `before` gives the replicas of a version
+// written before the dispatch, its recipients empty (it is never asked for one that `steps` writes first).
 std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
-                                            const std::function<Placement(const Key&)>& before);
+                                            const std::function<Replicas(const Key&)>& before);
 
 }  // namespace herald::runtime::detail

@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace herald::runtime::detail {
@@ -54,6 +55,11 @@ struct Resolved {
   std::uint32_t read = 0;     // the version read (reads(mode) only)
   std::uint32_t written = 0;  // the version written (writes(mode) only)
 };
+
+// How errors name a task: "task 12 (kernel 'gemm')".
+inline std::string task_name(std::uint64_t id, std::string_view kernel) {
+  return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
+}
 
 // The checks every mode of control makes of a task's accesses before it records anything, so that a refused
 // task leaves no trace: a handle out of range, a handle named twice, a read of a handle with no value.

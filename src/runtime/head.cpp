@@ -52,10 +52,6 @@ void HeadState::check_handle(const Data& d, const char* what) const {
     throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
 }
 
-std::string HeadState::task_name(std::uint64_t id, std::string_view kernel) const {
-  return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
-}
-
 Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner) {
   check_usable();
   if (bytes.data() == nullptr && !bytes.empty())
@@ -341,16 +337,14 @@ void HeadState::ask_read_backs() {
 std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep> steps) {
   const auto found = find_broadcasts(steps, [&](const Key& key) {
     const Version& v = versions_.at(key);
-    return Placement{v.origin, v.holders};
+    return Replicas::held(v.origin, v.holders);
   });
   std::vector<BroadcastOrder> out;
   for (const FoundBroadcast& f : found) {
     BroadcastOrder b = order_of(f, ++broadcasts_made_, graph_.bytes(f.key.handle));
     b.sync = settings_.sync;
-    b.strategy = strategy_for(b);
-    ++stats_.broadcasts;
-    stats_.broadcast_recipients += b.recipients.size();
-    stats_.broadcast_bytes += b.bytes * b.recipients.size();
+    b.strategy = strategy_for(settings_.broadcast, settings_.endpoint, b);
+    count_broadcast(stats_, b);
     if (settings_.log)
       std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
                    static_cast<unsigned long long>(b.id), graph_.name(b.key.handle).c_str(), b.key.version,
@@ -359,14 +353,6 @@ std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep>
     out.push_back(std::move(b));
   }
   return out;
-}
-
-BroadcastStrategy HeadState::strategy_for(const BroadcastOrder& b) const {
-  if (settings_.broadcast != BroadcastStrategy::automatic) return settings_.broadcast;
-  // The dynamic broadcast's own cost model prices every tree shape, the loop of sends among them; where
-  // that loop wins, the runtime's plain messages do it without the dynamic broadcast's machinery.
-  const dyn::Shape shape = settings_.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
-  return shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
 }
 
 void HeadState::on_got(const dyn::Channel::Arrival& a) {

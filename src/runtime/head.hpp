@@ -100,7 +100,6 @@ class HeadState final : public Coordinator {
   void check_usable() const;
   bool owns(const Data& d) const noexcept { return d.owner_ == id_ && d.index_ < handles_.size(); }
   void check_handle(const Data& d, const char* what) const;
-  std::string task_name(std::uint64_t id, std::string_view kernel) const;
   double estimate(const Pending& task) const;
   int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
   // dispatch() and its steps.
@@ -129,7 +128,6 @@ class HeadState final : public Coordinator {
   void on_got(const dyn::Channel::Arrival& a);
   // The broadcasts in this dispatch's plan (steps in schedule order), numbered, their strategies chosen.
   std::vector<BroadcastOrder> plan_broadcasts(std::span<const PlanStep> steps);
-  BroadcastStrategy strategy_for(const BroadcastOrder& b) const;
   void heard(int rank);
   void land(const Key& key, bool exit);  // a read() has its value in the program's buffer
   void reader_done(const Key& key);

@@ -58,10 +58,6 @@ ReplicatedState::Handle& ReplicatedState::handle(const Data& d, const char* what
   return handles_[d.index_];
 }
 
-std::string ReplicatedState::task_name(std::uint64_t id, std::string_view kernel) const {
-  return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
-}
-
 void ReplicatedState::mix(std::uint64_t value) noexcept {
   // FNV-1a over 64-bit words: cheap, and any difference in what was submitted changes it.
   fingerprint_ = (fingerprint_ ^ value) * 0x100000001b3ULL;
@@ -91,8 +87,7 @@ ReplicatedState::Handle& ReplicatedState::touch(std::uint32_t index) {
     h.batch = batch_;
     h.readers = 0;
     h.reads_here = 0;
-    h.recipients.clear();
-    h.priorities.clear();
+    h.replicas.served();
     touched_.push_back(index);
   }
   return h;
@@ -113,8 +108,7 @@ void ReplicatedState::apply_enter(std::uint32_t index, std::uint64_t id) {
   Handle& h = touch(index);
   settle(index, true);
   ++h.version;
-  h.origin = h.owner;
-  h.holders.assign(1, h.owner);
+  h.replicas.made(h.owner);
   h.made_by = id;
   if (h.owner == rank_) local_.store().put({index, h.version}, Replica::borrowed(h.buffer));
 }
@@ -215,26 +209,17 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
     if (reads(a.mode)) {
       t.read.version = h.version;
       ++h.readers;
-      const bool held = contains(h.holders, rank);
-      if (!held) {
-        h.holders.push_back(rank);
-        h.recipients.push_back(rank);
-        h.priorities.push_back(urgency);
-      } else if (const auto r = std::find(h.recipients.begin(), h.recipients.end(), rank); r != h.recipients.end()) {
-        int& p = h.priorities[static_cast<std::size_t>(r - h.recipients.begin())];
-        p = std::max(p, urgency);
-      }
+      const bool held = h.replicas.read(rank, urgency);
       if (mine) {
         ++h.reads_here;
-        t.source = held ? rank_ : h.origin;
+        t.source = held ? rank_ : h.replicas.origin;
         t.in_place = a.mode == Mode::inout && h.readers == 1;
       }
     }
     if (writes(a.mode)) {
       settle(a.handle, true);
       ++h.version;
-      h.origin = rank;
-      h.holders.assign(1, rank);
+      h.replicas.made(rank);
       h.made_by = id;
       t.written = h.version;
       if (recorder)
@@ -249,26 +234,26 @@ void ReplicatedState::settle(std::uint32_t index, bool superseded) {
   Handle& h = handles_[index];
   if (h.version == 0) return;
   const Key key{index, h.version};
-  const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && h.recipients.size() >= 2;
-  if (broadcast) found_.push_back({key, h.origin, h.recipients, h.priorities, h.made_by});  // ready_step: made_by
+  const Replicas& r = h.replicas;
+  const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && r.recipients.size() >= 2;
+  if (broadcast) found_.push_back({key, r.origin, r.recipients, r.priorities, h.made_by});  // ready_step: made_by
   // A small version travels inside one frame, as an eager MPI message does: its maker sends it to each
   // reader as soon as it is made instead of waiting to be asked (a message less, and no round trip when
   // the reader asks late). Larger ones are fetched when a task needs them, so that early copies do not
   // take the links and memory from what is needed first.
   if (!broadcast && h.bytes <= push_bytes) {
-    if (h.origin == rank_)
-      for (int r : h.recipients) pushes_.push_back({key, r});
-    else if (contains(h.recipients, rank_))
+    if (r.origin == rank_)
+      for (int to : r.recipients) pushes_.push_back({key, to});
+    else if (contains(r.recipients, rank_))
       pushed_here_.push_back(key);
   }
-  if (superseded && contains(h.holders, rank_)) {
+  if (superseded && r.holds(rank_)) {
     // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
     // broadcast, or one fetch per recipient). The replica goes once they are done.
-    const auto sends = h.origin != rank_ ? 0U : broadcast ? 1U : static_cast<std::uint32_t>(h.recipients.size());
+    const auto sends = r.origin != rank_ ? 0U : broadcast ? 1U : static_cast<std::uint32_t>(r.recipients.size());
     budgets_.push_back({key, h.reads_here + sends});
   }
-  h.recipients.clear();
-  h.priorities.clear();
+  h.replicas.served();
   h.readers = 0;
   h.reads_here = 0;
 }
@@ -328,12 +313,6 @@ void ReplicatedState::schedule_deferred() {
   orders_ = std::move(sorted);
 }
 
-BroadcastStrategy ReplicatedState::strategy_for(const BroadcastOrder& b) const {
-  if (settings_.broadcast != BroadcastStrategy::automatic) return settings_.broadcast;
-  const dyn::Shape shape = settings_.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
-  return shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
-}
-
 std::vector<BroadcastOrder> ReplicatedState::plan_broadcasts() {
   // Every rank found the same broadcasts; numbered in the order their versions were made (a topological
   // order), each rank keeps those it takes part in.
@@ -343,11 +322,9 @@ std::vector<BroadcastOrder> ReplicatedState::plan_broadcasts() {
   std::vector<BroadcastOrder> mine;
   for (const FoundBroadcast& f : found_) {
     BroadcastOrder b = order_of(f, ++broadcasts_made_, handles_[f.key.handle].bytes);
-    ++stats_.broadcasts;
-    stats_.broadcast_recipients += b.recipients.size();
-    stats_.broadcast_bytes += b.bytes * b.recipients.size();
+    count_broadcast(stats_, b);
     if (b.root != rank_ && !contains(f.recipients, rank_)) continue;
-    b.strategy = strategy_for(b);
+    b.strategy = strategy_for(settings_.broadcast, settings_.endpoint, b);
     if (settings_.log)
       std::fprintf(stderr, "herald runtime: rank %d: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s\n",
                    rank_, static_cast<unsigned long long>(b.id), handles_[b.key.handle].name.c_str(), b.key.version,
@@ -513,8 +490,7 @@ void ReplicatedState::wait() {
       const Key key{index, h.version};
       local_.store().release(key);
       if (h.owner == rank_) local_.store().put(key, Replica::borrowed(h.buffer));
-      h.origin = h.owner;
-      h.holders.assign(1, h.owner);
+      h.replicas.made(h.owner);
     }
     exits_.clear();
   } catch (...) {

@@ -72,16 +72,13 @@ class ReplicatedState final : public Coordinator {
     std::size_t bytes = 0;
     int owner = 0;                // its rank
     std::uint32_t version = 0;    // the latest; 0: no value yet
-    int origin = -1;              // the rank that made the latest version
-    std::vector<int> holders;     // ranks holding it or about to (origin first)
+    Replicas replicas;            // of the latest version; its recipients: this batch's
     std::uint64_t made_by = 0;    // the number of the task (or enter) that made it
     bool valued = false;          // entered or written by a task submitted so far (heft places them later)
     // This batch (since the last wait()), reset when first touched in the next.
     std::uint64_t batch = 0;
     std::uint32_t readers = 0;       // tasks reading the latest version, on any rank
     std::uint32_t reads_here = 0;    // of which on this rank
-    std::vector<int> recipients;     // ranks that lacked it and read it, in the order of their first read
-    std::vector<int> priorities;     // per recipient, its most urgent reader's priority
     bool exit = false;               // exit() asked: the owner's buffer becomes the value again
   };
   // What the program asked, kept until wait() where the scheduler needs the whole graph (heft).
@@ -97,7 +94,6 @@ class ReplicatedState final : public Coordinator {
 
   void check_usable() const;
   Handle& handle(const Data& d, const char* what);
-  std::string task_name(std::uint64_t id, std::string_view kernel) const;
   void mix(std::uint64_t value) noexcept;
   void apply_enter(std::uint32_t index, std::uint64_t id);
   void apply_read(std::uint32_t index, bool exit, std::uint64_t id);
@@ -110,7 +106,6 @@ class ReplicatedState final : public Coordinator {
   void settle(std::uint32_t index, bool superseded);
   void schedule_deferred();
   std::vector<BroadcastOrder> plan_broadcasts();
-  BroadcastStrategy strategy_for(const BroadcastOrder& b) const;
   double estimate(const Deferred& task) const;
   // Runs the worker and the channel until `done`, telling the next rank it is alive and watching the one
   // before; throws worker_lost when that one has been silent past the timeout.

@@ -20,7 +20,7 @@ PlanStep write(Key k, int rank) { return {true, k, rank, 0}; }
 TEST(Broadcasts, EnteredDataReadOnEveryWorkerIsOneBroadcastFromTheHead) {
   const Key entered{0, 1};
   const std::vector<PlanStep> steps{read(entered, 1), read(entered, 2, 5), read(entered, 3), read(entered, 2, 7)};
-  const auto found = find_broadcasts(steps, [](const Key&) { return Placement{0, {0}}; });
+  const auto found = find_broadcasts(steps, [](const Key&) { return Replicas::held(0, {0}); });
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].root, 0);
   EXPECT_EQ(found[0].recipients, (std::vector<int>{1, 2, 3}));
@@ -30,7 +30,7 @@ TEST(Broadcasts, EnteredDataReadOnEveryWorkerIsOneBroadcastFromTheHead) {
 TEST(Broadcasts, ReadersThatHoldOrMakeTheVersionAreNoRecipients) {
   const Key held{0, 1}, made{1, 1};
   const std::vector<PlanStep> steps{read(held, 1), read(held, 2), write(made, 3), read(made, 3), read(made, 1)};
-  const auto found = find_broadcasts(steps, [](const Key&) { return Placement{1, {1, 2}}; });
+  const auto found = find_broadcasts(steps, [](const Key&) { return Replicas::held(1, {1, 2}); });
   EXPECT_TRUE(found.empty());  // `held`: every reader holds it; `made`: one reader lacks it
 }
 
@@ -38,7 +38,7 @@ TEST(Broadcasts, AVersionMadeInTheDispatchIsRootedAtItsWriterAndOrderedByReadine
   const Key early{0, 1}, late{1, 2}, entered{2, 1};
   const std::vector<PlanStep> steps{write(early, 1), write(late, 2), read(late, 1), read(late, 3),
                                     read(early, 2), read(early, 3), read(entered, 1), read(entered, 2)};
-  const auto found = find_broadcasts(steps, [](const Key&) { return Placement{0, {0}}; });
+  const auto found = find_broadcasts(steps, [](const Key&) { return Replicas::held(0, {0}); });
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].key, entered);  // ready before the dispatch
   EXPECT_EQ(found[1].key, early);
@@ -68,7 +68,7 @@ TEST(Broadcasts, RandomPlansFollowTheRule) {
     auto before = [&](const Key& k) {
       EXPECT_EQ(k.version, 1u);
       const int origin = static_cast<int>(k.handle) % ranks;
-      return Placement{origin, {origin}};
+      return Replicas::held(origin, {origin});
     };
     const auto found = find_broadcasts(steps, before);
     // The rule, directly: per version, its maker and the ranks reading it.
@@ -100,6 +100,84 @@ TEST(Broadcasts, RandomPlansFollowTheRule) {
     EXPECT_EQ(found.size(), expected);
     for (std::size_t i = 1; i < found.size(); ++i) EXPECT_LE(found[i - 1].ready_step, found[i].ready_step);
   }
+}
+
+TEST(Replicas, FollowTheRuleOverEverySmallHistory) {
+  // Replicated control keeps one Replicas per datum as tasks are placed, across batches (served() between
+  // them) and new versions (made()). Every history of up to 5 events over 3 ranks, against the rule stated
+  // directly: since the version was made, every rank that read it holds it; the recipients are the ranks
+  // whose first read of it came since the last served(), in that order, each with its highest priority
+  // among its reads since then.
+  struct Event {
+    enum Kind { read, write, serve } kind;
+    int rank = 0;
+    int priority = 0;
+  };
+  std::vector<Event> alphabet;
+  for (int r = 0; r < 3; ++r) {
+    for (int p = 0; p < 2; ++p) alphabet.push_back({Event::read, r, p});
+    alphabet.push_back({Event::write, r, 0});
+  }
+  alphabet.push_back({Event::serve, 0, 0});
+  const auto size = alphabet.size();
+  std::size_t histories = 0;
+  for (int length = 0; length <= 5; ++length) {
+    std::size_t count = 1;
+    for (int i = 0; i < length; ++i) count *= size;
+    for (std::size_t code = 0; code < count; ++code) {
+      std::vector<Event> history;
+      for (std::size_t c = code, i = 0; i < static_cast<std::size_t>(length); ++i, c /= size)
+        history.push_back(alphabet[c % size]);
+      Replicas replicas = Replicas::held(0, {0});
+      std::vector<bool> held_answers;
+      for (const Event& e : history) {
+        if (e.kind == Event::read) held_answers.push_back(replicas.read(e.rank, e.priority));
+        if (e.kind == Event::write) replicas.made(e.rank);
+        if (e.kind == Event::serve) replicas.served();
+      }
+      // The rule: from the last write (or the start, where rank 0 made it) and the last serve after it.
+      std::size_t made_at = 0, served_at = 0;
+      int origin = 0;
+      for (std::size_t i = 0; i < history.size(); ++i) {
+        if (history[i].kind == Event::write) {
+          made_at = served_at = i + 1;
+          origin = history[i].rank;
+        }
+        if (history[i].kind == Event::serve) served_at = i + 1;
+      }
+      std::set<int> holders{origin};
+      std::vector<int> recipients, priorities;
+      for (std::size_t i = made_at; i < history.size(); ++i) {
+        const Event& e = history[i];
+        if (e.kind != Event::read) continue;
+        const bool first = holders.insert(e.rank).second;
+        if (first && i >= served_at) {
+          recipients.push_back(e.rank);
+          priorities.push_back(e.priority);
+        } else if (i >= served_at) {
+          const auto r = std::find(recipients.begin(), recipients.end(), e.rank);
+          if (r != recipients.end()) priorities[static_cast<std::size_t>(r - recipients.begin())] =
+              std::max(priorities[static_cast<std::size_t>(r - recipients.begin())], e.priority);
+        }
+      }
+      ASSERT_EQ(replicas.origin, origin);
+      ASSERT_EQ(std::set<int>(replicas.holders.begin(), replicas.holders.end()), holders);
+      ASSERT_EQ(replicas.holders.size(), holders.size()) << "a holder listed twice";
+      ASSERT_EQ(replicas.recipients, recipients);
+      ASSERT_EQ(replicas.priorities, priorities);
+      // read() said whether the rank held it: replay the holders.
+      std::set<int> had{0};
+      std::size_t answer = 0;
+      for (const Event& e : history) {
+        if (e.kind == Event::write) had = {e.rank};
+        if (e.kind == Event::read) {
+          ASSERT_EQ(held_answers[answer++], !had.insert(e.rank).second);
+        }
+      }
+      ++histories;
+    }
+  }
+  EXPECT_EQ(histories, 1u + 10 + 100 + 1000 + 10000 + 100000);
 }
 
 TEST(Broadcasts, StrategiesHaveNames) {

@@ -16,4 +16,16 @@ std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const
   throw Error(Errc::invalid_argument, "no carrier for broadcast strategy " + to_string(strategy));
 }
 
+BroadcastStrategy strategy_for(BroadcastStrategy setting, dyn::Endpoint* endpoint, const BroadcastOrder& b) {
+  if (setting != BroadcastStrategy::automatic) return setting;
+  const dyn::Shape shape = endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
+  return shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
+}
+
+void count_broadcast(Statistics& stats, const BroadcastOrder& b) {
+  ++stats.broadcasts;
+  stats.broadcast_recipients += b.recipients.size();
+  stats.broadcast_bytes += b.bytes * b.recipients.size();
+}
+
 }  // namespace herald::runtime::detail

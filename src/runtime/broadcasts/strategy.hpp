@@ -10,6 +10,7 @@
 #include "../store.hpp"
 
 #include <herald/dyn/endpoint.hpp>
+#include <herald/runtime/runtime.hpp>
 
 #include <herald/dyn/channel.hpp>
 
@@ -67,6 +68,13 @@ class PendingRoots {
  private:
   std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
 };
+
+// The strategy of one broadcast under the runtime's setting: the setting, or for `auto` the dynamic
+// broadcast's cost model's choice (`endpoint` prices its shapes): where its cheapest shape is the loop of
+// sends, the runtime's plain messages do it without the dynamic broadcast's machinery.
+BroadcastStrategy strategy_for(BroadcastStrategy setting, dyn::Endpoint* endpoint, const BroadcastOrder& b);
+// A broadcast the plan made, in the run's statistics (every control counts every broadcast once).
+void count_broadcast(Statistics& stats, const BroadcastOrder& b);
 
 // The carrier of a strategy (never nobcast or automatic, which the plan resolves before).
 std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const CarrierContext& context);
