@@ -53,6 +53,31 @@ std::vector<std::vector<std::string>> gather_kernel_names(MPI_Comm comm, const s
   return names;
 }
 
+// Under head control, the rank that runs the program and plans; the other ranks are its workers.
+constexpr int head_rank = 0;
+
+// Replicated control's report: a failure here is told to every rank by this rank's control, which exists
+// once the program runs. After the program's part no rank listens for failures: as a worker failing in the
+// head's shutdown, the run ends.
+class ToOtherRanks final : public detail::Report {
+ public:
+  ToOtherRanks(dyn::Channel& channel, detail::ReplicatedState*& control) : channel_(channel), control_(control) {}
+  void failure(std::uint64_t task, std::string_view kernel, const std::string& what) override {
+    if (!control_) detail::abort_run(channel_.comm(), "rank " + std::to_string(channel_.rank()) + ": " + what);
+    control_->failed_here(task, kernel, what);
+  }
+  bool tracks_tasks() const noexcept override { return false; }
+  void done(const detail::msg::Done&) override {}
+  void alive() override {}
+  void got(std::uint64_t) override {
+    throw Error(Errc::invalid_argument, "replicated control has no synchronised broadcasts to report");
+  }
+
+ private:
+  dyn::Channel& channel_;
+  detail::ReplicatedState*& control_;
+};
+
 // Kernel names the runtime keeps for itself.
 constexpr std::string_view reserved_prefix = "herald.";
 // Replicated control's read(): copies the version into the buffer whose address is the argument.
@@ -232,7 +257,7 @@ void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
 }
 
 void Runtime::run(const std::function<void(Head&)>& program) {
-  if (rank() == 0 || control() == Control::replicated) return run_ranks(program);
+  if (rank() == head_rank || control() == Control::replicated) return run_ranks(program);
   // On a worker, a failure in its loop is reported to the head (Worker::fail); one before the loop or in
   // the shutdown has no head listening for it, and ends the program rather than leave the others waiting.
   try {
@@ -261,13 +286,9 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                          }, {}});
   auto names = gather_kernel_names(channel.comm(), s.kernels);
   detail::ReplicatedState* replicated = nullptr;
-  std::function<void(std::uint64_t, std::string_view, const std::string&)> report;
-  if (control() == Control::replicated)
-    report = [&replicated, &channel](std::uint64_t task, std::string_view kernel, const std::string& what) {
-      // After the program's part no rank listens for failures: as a worker failing in the head's shutdown.
-      if (!replicated) detail::abort_run(channel.comm(), "rank " + std::to_string(channel.rank()) + ": " + what);
-      replicated->failed_here(task, kernel, what);
-    };
+  detail::HeadReport to_head(channel, head_rank);
+  ToOtherRanks to_others(channel, replicated);
+  detail::Report& report = control() == Control::replicated ? static_cast<detail::Report&>(to_others) : to_head;
   detail::Worker worker(channel, s.kernels,
                         {.threads = *s.options.threads,
                          .modelled_cores = s.modelled_cores,
@@ -275,7 +296,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                          .endpoint = s.endpoint.get(),
                          .groups = s.groups.get(),
                          .inject = s.inject,
-                         .report_failure = report});
+                         .report = &report});
 
   std::exception_ptr error;
   bool lost = false;
@@ -315,7 +336,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         if (!error) error = std::current_exception();
       }
     }
-  } else if (rank() == 0) {
+  } else if (rank() == head_rank) {
     s.head = std::make_unique<detail::HeadState>(
         channel, worker, s.kernels, std::move(names),
         detail::HeadSettings{.scheduler = *s.options.scheduler,
@@ -330,7 +351,8 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         s.id);
     run_program();
     if (!lost) {
-      for (int r = 1; r < size(); ++r) detail::post(channel, r, detail::msg::Stop{});
+      for (int r = 0; r < size(); ++r)
+        if (r != head_rank) detail::post(channel, r, detail::msg::Stop{});
     }
   } else {
     detail::Idle idle(*s.options.idle_sleep, [&worker](std::chrono::nanoseconds d) { worker.wait(d); });

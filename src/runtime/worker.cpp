@@ -18,13 +18,25 @@
 namespace herald::runtime::detail {
 namespace {
 
-constexpr int head_rank = 0;
 constexpr int queued_per_thread = 4;
 constexpr auto inline_slice = std::chrono::microseconds(100);
 constexpr std::uint32_t done_batch = 512;
 constexpr auto report_every = std::chrono::microseconds(200);
 
 }  // namespace
+
+void HeadReport::failure(std::uint64_t task, std::string_view, const std::string& what) {
+  post(channel_, head_, msg::Failure{task, what});
+  channel_.flush();  // a failure leaves now, not at the next pass
+}
+
+void HeadReport::done(const msg::Done& done) { post(channel_, head_, done); }
+
+void HeadReport::alive() {
+  if (channel_.rank() != head_) post(channel_, head_, msg::Heartbeat{});
+}
+
+void HeadReport::got(std::uint64_t broadcast) { post(channel_, head_, msg::Got{broadcast}); }
 
 std::string describe(std::exception_ptr error) {
   try {
@@ -46,6 +58,7 @@ void abort_run(MPI_Comm comm, const std::string& message) noexcept {
 Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings)
     : channel_(channel), kernels_(kernels), settings_(std::move(settings)), rank_(channel.rank()),
       last_heartbeat_(LoopClock::now()) {
+  if (!settings_.report) throw Error(Errc::invalid_argument, "a worker needs a report to send its news to");
   if (settings_.threads > 0) pool_ = std::make_unique<Pool>(settings_.threads);
   on(tasks_handler, "tasks", [this](const auto& a) { on_tasks(a); });
   on(fetch_handler, "fetch", [this](const auto& a) { on_fetch(a); });
@@ -94,10 +107,7 @@ void Worker::fail(const std::string& what) noexcept {
   if (state_ == State::stopped) abort_run(channel_.comm(), message + " (after the head stopped listening)");
   state_ = State::failed;
   try {
-    if (settings_.report_failure) return settings_.report_failure(no_task, {}, what);
-    // The message a failing kernel sends, without a task; it leaves now, not at the next poll.
-    post(channel_, head_rank, msg::Failure{no_task, what});
-    channel_.flush();
+    settings_.report->failure(no_task, {}, what);
   } catch (...) {
     abort_run(channel_.comm(),
               message + "; reporting it to the head failed too: " + describe(std::current_exception()));
@@ -214,7 +224,7 @@ void Worker::broadcast_landed(std::uint64_t id, const Key& key, bool sync, Repli
   bytes_fetched_ += replica.bytes.size();
   if (!sync) return arrived(key, std::move(replica));
   held_for_go_.emplace(id, std::pair{key, std::move(replica)});
-  post(channel_, head_rank, msg::Got{id});
+  settings_.report->got(id);
 }
 
 void Worker::on_go(const dyn::Channel::Arrival& a) {
@@ -433,9 +443,7 @@ void Worker::finish(const Pool::Result& result) {
   Local local = std::move(it->second);
   tasks_.erase(it);
   if (result.error) {
-    if (settings_.report_failure)
-      return settings_.report_failure(result.task, kernels_[local.order.kernel].name, describe(result.error));
-    post(channel_, head_rank, msg::Failure{result.task, describe(result.error)});
+    settings_.report->failure(result.task, kernels_[local.order.kernel].name, describe(result.error));
     return;
   }
   for (std::size_t i = 0; i < local.order.accesses.size(); ++i) {
@@ -444,8 +452,7 @@ void Worker::finish(const Pool::Result& result) {
     if (reads(access.mode)) spend(access.read);
   }
   ++completed_;
-  if (settings_.report_failure) return;  // no head to tell
-  done_.push_back({result.task, result.seconds});
+  if (settings_.report->tracks_tasks()) done_.push_back({result.task, result.seconds});
 }
 
 void Worker::start_guarded(std::uint64_t task) {
@@ -507,15 +514,15 @@ bool Worker::poll() {
   const bool idle = ready_.empty() && running_ == 0;
   if (!done_.empty() && !stopped() && (idle || done_.size() >= done_batch || now - last_report_ >= report_every)) {
     msg::Done done{std::move(done_), fetches_, bytes_fetched_, static_cast<std::uint64_t>(store_.peak_bytes())};
-    post(channel_, head_rank, done);
+    settings_.report->done(done);
     done_ = std::move(done.completions);
     done_.clear();
     last_report_ = now;
     last_heartbeat_ = now;
   }
-  if (rank_ != head_rank && !stopped() && !settings_.report_failure) {
+  if (!stopped() && settings_.report->tracks_tasks()) {
     if (std::chrono::duration<double>(now - last_heartbeat_).count() >= settings_.heartbeat) {
-      post(channel_, head_rank, msg::Heartbeat{});
+      settings_.report->alive();
       last_heartbeat_ = now;
     }
   }

@@ -31,6 +31,37 @@
 
 namespace herald::runtime::detail {
 
+// Where a worker's news goes: to a head, which tracks every task (completions, heartbeats, failures, the
+// landing of synchronised broadcasts), or, under replicated control, to the other ranks, which need only
+// failures (each rank knows the plan and watches its neighbour itself).
+class Report {
+ public:
+  virtual ~Report() = default;
+  // A task failed (`task`, its kernel's name), or the worker itself outside any kernel (no_task).
+  virtual void failure(std::uint64_t task, std::string_view kernel, const std::string& what) = 0;
+  // Whether completions and heartbeats are wanted: if not, the worker keeps no record of them.
+  virtual bool tracks_tasks() const noexcept = 0;
+  virtual void done(const msg::Done& done) = 0;
+  virtual void alive() = 0;
+  // A synchronised broadcast has landed here.
+  virtual void got(std::uint64_t broadcast) = 0;
+};
+
+// The report to the head on rank `head` (itself, for the head's own worker: no heartbeat).
+class HeadReport final : public Report {
+ public:
+  HeadReport(dyn::Channel& channel, int head) : channel_(channel), head_(head) {}
+  void failure(std::uint64_t task, std::string_view kernel, const std::string& what) override;
+  bool tracks_tasks() const noexcept override { return true; }
+  void done(const msg::Done& done) override;
+  void alive() override;
+  void got(std::uint64_t broadcast) override;
+
+ private:
+  dyn::Channel& channel_;
+  int head_;
+};
+
 class Worker final : private Participant {
  public:
   struct Settings {
@@ -42,9 +73,7 @@ class Worker final : private Participant {
     // Test only (HERALD_RUNTIME_INJECT, read in runtime.cpp): "handler", "alloc" or "mpi" makes this
     // worker fail once that way outside any kernel, "stall" makes it stop answering; empty: never.
     std::string inject;
-    // Where failures go (a task's, with its number, or the worker's own, with no_task). Unset: to the head,
-    // which also gets completions in batches and heartbeats; set (replicated control): only failures, here.
-    std::function<void(std::uint64_t task, std::string_view kernel, const std::string& what)> report_failure;
+    Report* report = nullptr;  // where failures, completions and heartbeats go (it outlives the worker)
   };
   Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, Settings settings);
   ~Worker();
