@@ -11,7 +11,26 @@
 #include <string>
 #include <string_view>
 
+namespace herald::dyn {
+class Endpoint;
+}
+
 namespace herald::runtime::detail {
+
+// How a control runs, from the runtime's options: the same for both.
+struct ControlSettings {
+  Scheduler scheduler = Scheduler::heft;
+  Link link{};
+  Mapping mapping{};            // Scheduler::mapped, tasks that name no worker
+  double timeout = 60;          // a process silent this long is lost
+  double heartbeat = 1;         // seconds between "alive" messages (replicated control: to the next rank)
+  BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
+  bool sync = false;            // head control: a broadcast's recipients wait until every one has the data
+  bool log = false;             // HERALD_RUNTIME_LOG: one line per broadcast on stderr
+  double idle_sleep = 50e-6;    // the longest sleep of wait()'s loop when idle (see idle.hpp)
+  dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
+  std::string read_kernel;      // replicated control: the internal kernel that copies a version into a program's buffer
+};
 
 class Coordinator {
  public:

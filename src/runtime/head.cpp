@@ -22,7 +22,7 @@ constexpr double liveness_check_seconds = 0.05;
 }  // namespace
 
 HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
-                     std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id)
+                     std::vector<std::vector<std::string>> kernel_names, ControlSettings settings, std::uint64_t id)
     : channel_(channel), local_(local), kernels_(kernel_names, kernels, channel.size() == 1 ? 0 : 1),
       settings_(settings), id_(id), size_(channel.size()),
       workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)) {
@@ -486,7 +486,7 @@ void HeadState::flush_releases() {
 void HeadState::check_workers() {
   for (int r = 1; r < size_; ++r) {
     const double silent = seconds_since(last_heard_[static_cast<std::size_t>(r)]);
-    if (silent <= settings_.worker_timeout) continue;
+    if (silent <= settings_.timeout) continue;
     lost_ = true;
     throw Error(Errc::worker_lost, "worker rank " + std::to_string(r) + " has sent nothing for " +
                                        std::to_string(static_cast<int>(silent)) + " s while " +

@@ -25,23 +25,11 @@
 
 namespace herald::runtime::detail {
 
-struct HeadSettings {
-  Scheduler scheduler = Scheduler::heft;
-  Link link{};
-  Mapping mapping{};  // Scheduler::mapped, tasks that name no worker
-  double worker_timeout = 60;
-  BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
-  bool sync = false;                  // recipients wait until every one has the data
-  bool log = false;                   // HERALD_RUNTIME_LOG: one line per broadcast on stderr
-  double idle_sleep = 50e-6;          // the longest sleep of wait()'s loop when idle (see idle.hpp)
-  dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
-};
-
 class HeadState final : public Coordinator {
  public:
   // `kernel_names[rank]`: the kernels each rank registered, in its own order.
   HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
-            std::vector<std::vector<std::string>> kernel_names, HeadSettings settings, std::uint64_t id);
+            std::vector<std::vector<std::string>> kernel_names, ControlSettings settings, std::uint64_t id);
 
   Data data(std::span<std::byte> bytes, std::string name, int owner) override;
   void enter(Data d) override;
@@ -139,7 +127,7 @@ class HeadState final : public Coordinator {
   dyn::Channel& channel_;
   Worker& local_;
   KernelTable kernels_;
-  HeadSettings settings_;
+  ControlSettings settings_;
   std::uint64_t id_;
   int size_;
   std::size_t workers_;

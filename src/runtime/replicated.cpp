@@ -32,7 +32,7 @@ bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 
 ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                                  const std::vector<std::vector<std::string>>& kernel_names,
-                                 ReplicatedSettings settings, std::uint64_t id)
+                                 ControlSettings settings, std::uint64_t id)
     : channel_(channel), local_(local),
       agreement_(channel.comm(), statistic_fields + static_cast<std::size_t>(channel.size())),
       kernels_(kernel_names, kernels, 0), settings_(std::move(settings)), id_(id),

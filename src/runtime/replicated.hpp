@@ -28,23 +28,10 @@
 
 namespace herald::runtime::detail {
 
-struct ReplicatedSettings {
-  Scheduler scheduler = Scheduler::heft;
-  Link link{};
-  Mapping mapping{};
-  double timeout = 60;     // a neighbour silent this long is lost
-  double heartbeat = 1;    // seconds between "alive" messages to the next rank, while in wait()
-  BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
-  bool log = false;
-  double idle_sleep = 50e-6;
-  dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
-  std::string read_kernel;            // the internal kernel that copies a version into a program's buffer
-};
-
 class ReplicatedState final : public Coordinator {
  public:
   ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
-                  const std::vector<std::vector<std::string>>& kernel_names, ReplicatedSettings settings, std::uint64_t id);
+                  const std::vector<std::vector<std::string>>& kernel_names, ControlSettings settings, std::uint64_t id);
 
   Data data(std::span<std::byte> bytes, std::string name, int owner) override;
   void enter(Data d) override;
@@ -122,7 +109,7 @@ class ReplicatedState final : public Coordinator {
   Worker& local_;
   Agreement agreement_;
   KernelTable kernels_;
-  ReplicatedSettings settings_;
+  ControlSettings settings_;
   std::uint64_t id_;
   int rank_;
   int size_;

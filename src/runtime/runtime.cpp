@@ -311,19 +311,21 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
     }
     lost = s.head->lost_worker();
   };
+  const detail::ControlSettings settings{.scheduler = *s.options.scheduler,
+                                        .link = *s.options.link,
+                                        .mapping = s.options.mapping,
+                                        .timeout = *s.options.worker_timeout,
+                                        .heartbeat = *s.options.heartbeat,
+                                        .broadcast = *s.options.broadcast,
+                                        .sync = *s.options.broadcast_sync,
+                                        .log = s.log,
+                                        .idle_sleep = *s.options.idle_sleep,
+                                        .endpoint = s.endpoint.get(),
+                                        .read_kernel = read_kernel};
   if (control() == Control::replicated) {
     auto state = std::make_unique<detail::ReplicatedState>(
         channel, worker, s.kernels, names,
-        detail::ReplicatedSettings{.scheduler = *s.options.scheduler,
-                                   .link = *s.options.link,
-                                   .mapping = s.options.mapping,
-                                   .timeout = *s.options.worker_timeout,
-                                   .heartbeat = *s.options.heartbeat,
-                                   .broadcast = *s.options.broadcast,
-                                   .log = s.log,
-                                   .idle_sleep = *s.options.idle_sleep,
-                                   .endpoint = s.endpoint.get(),
-                                   .read_kernel = read_kernel},
+        settings,
         s.id);
     replicated = state.get();
     s.head = std::move(state);
@@ -339,15 +341,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   } else if (rank() == head_rank) {
     s.head = std::make_unique<detail::HeadState>(
         channel, worker, s.kernels, std::move(names),
-        detail::HeadSettings{.scheduler = *s.options.scheduler,
-                             .link = *s.options.link,
-                             .mapping = s.options.mapping,
-                             .worker_timeout = *s.options.worker_timeout,
-                             .broadcast = *s.options.broadcast,
-                             .sync = *s.options.broadcast_sync,
-                             .log = s.log,
-                             .idle_sleep = *s.options.idle_sleep,
-                             .endpoint = s.endpoint.get()},
+        settings,
         s.id);
     run_program();
     if (!lost) {
