@@ -88,6 +88,10 @@ class Writer {
 // Appends fields to a growing buffer, for messages whose size is known only once written.
 class Buffer {
  public:
+  Buffer() = default;
+  // Room for `bytes` before the first growth: a message of known typical size costs one allocation.
+  explicit Buffer(std::size_t bytes) { bytes_.reserve(bytes); }
+
   template <Field T>
   Buffer& put(T value) {
     const auto bits = detail::to_wire(value);

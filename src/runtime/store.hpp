@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -36,8 +37,10 @@ class Store {
   std::size_t peak_bytes() const noexcept { return peak_; }
 
  private:
-  std::unordered_map<Key, Replica, KeyHash> replicas_;
-  std::unordered_map<Key, std::vector<int>, KeyHash> requests_;
+  // Entries come and go with every version: their nodes are recycled, not allocated each time.
+  std::pmr::unsynchronized_pool_resource nodes_;
+  std::pmr::unordered_map<Key, Replica, KeyHash> replicas_{&nodes_};
+  std::pmr::unordered_map<Key, std::vector<int>, KeyHash> requests_{&nodes_};
   std::size_t held_ = 0;  // bytes of owned replicas
   std::size_t peak_ = 0;
 };

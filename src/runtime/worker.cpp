@@ -349,6 +349,14 @@ void Worker::arrived(const Key& key, Replica replica) {
 
 void Worker::start(std::uint64_t task) {
   Local& local = tasks_.at(task);
+  if (!spare_keep_.empty()) {
+    local.keep = std::move(spare_keep_.back());
+    spare_keep_.pop_back();
+  }
+  if (!spare_views_.empty()) {
+    local.views = std::move(spare_views_.back());
+    spare_views_.pop_back();
+  }
   local.views.reserve(local.order.accesses.size());
   local.keep.reserve(local.order.accesses.size());
   for (const TaskAccess& access : local.order.accesses) {
@@ -453,6 +461,14 @@ void Worker::finish(const Pool::Result& result) {
   }
   ++completed_;
   if (settings_.report->tracks_tasks()) done_.push_back({result.task, result.seconds});
+  recycle(local);
+}
+
+void Worker::recycle(Local& local) {
+  local.keep.clear();  // the replicas go now; the vectors' room serves the next task
+  local.views.clear();
+  spare_keep_.push_back(std::move(local.keep));
+  spare_views_.push_back(std::move(local.views));
 }
 
 void Worker::start_guarded(std::uint64_t task) {

@@ -22,6 +22,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory_resource>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -145,6 +146,7 @@ class Worker final : private Participant {
   void start(std::uint64_t task);
   void start_guarded(std::uint64_t task);  // start(), a failure to set up reported as the task's
   void finish(const Pool::Result& result);
+  void recycle(Local& local);  // a finished task's vectors, kept for the next ones
   void send(const Key& key, const Replica& replica, int rank, bool readback);
   void fetch_inputs(const Local& local);  // asks for the task's inputs held elsewhere
   void spend(const Key& key);          // one use of a budgeted version is done
@@ -162,11 +164,17 @@ class Worker final : private Participant {
   Settings settings_;
   int rank_;
   Store store_;
-  std::unordered_map<std::uint64_t, Local> tasks_;
-  std::unordered_map<Key, std::vector<std::uint64_t>, KeyHash> waiting_;  // tasks per missing version
-  std::unordered_set<Key, KeyHash> requested_;
+  // The tables below gain and lose an entry with every task and version: their nodes are recycled from
+  // this pool instead of allocated each time (the loop's thread alone uses them).
+  std::pmr::unsynchronized_pool_resource nodes_;
+  std::pmr::unordered_map<std::uint64_t, Local> tasks_{&nodes_};
+  std::pmr::unordered_map<Key, std::vector<std::uint64_t>, KeyHash> waiting_{&nodes_};  // tasks per missing version
+  std::pmr::unordered_set<Key, KeyHash> requested_{&nodes_};
   // Superseded versions: the uses (reads here, transfers from here) left before the replica goes.
-  std::unordered_map<Key, std::uint32_t, KeyHash> budget_;
+  std::pmr::unordered_map<Key, std::uint32_t, KeyHash> budget_{&nodes_};
+  // Vectors of finished tasks, emptied, whose room the next tasks take (no allocation per task).
+  std::vector<std::vector<Replica>> spare_keep_;
+  std::vector<std::vector<TaskContext::View>> spare_views_;
   std::priority_queue<Ready> ready_;
   std::uint64_t sequence_ = 0;
   int running_ = 0;

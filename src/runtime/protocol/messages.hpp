@@ -235,9 +235,12 @@ void write_envelope(codec::Buffer& b, Handler kind);
 // Checks the version, and that the kind is `kind`.
 void read_envelope(codec::Reader& r, Handler kind);
 
+// Room most messages fit in (a Data or Fetch message is a few tens of bytes), so encoding one allocates once.
+inline constexpr std::size_t typical_message_bytes = 64;
+
 template <class M>
 std::vector<std::byte> encode(const M& m) {
-  codec::Buffer b;
+  codec::Buffer b(typical_message_bytes);
   write_envelope(b, M::kind);
   write(b, m);
   return std::move(b.bytes());
