@@ -39,6 +39,24 @@ void* operator new(std::size_t bytes) { return counted(bytes); }
 void* operator new[](std::size_t bytes) { return counted(bytes); }
 void* operator new(std::size_t bytes, std::align_val_t a) { return counted(bytes, static_cast<std::size_t>(a)); }
 void* operator new[](std::size_t bytes, std::align_val_t a) { return counted(bytes, static_cast<std::size_t>(a)); }
+// The nothrow forms too (std::stable_sort's buffer uses them): every form must pair with the free() below,
+// or a sanitizer's own operator new would meet this delete.
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  try { return counted(bytes); } catch (const std::bad_alloc&) { return nullptr; }
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept {
+  try { return counted(bytes); } catch (const std::bad_alloc&) { return nullptr; }
+}
+void* operator new(std::size_t bytes, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try { return counted(bytes, static_cast<std::size_t>(a)); } catch (const std::bad_alloc&) { return nullptr; }
+}
+void* operator new[](std::size_t bytes, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try { return counted(bytes, static_cast<std::size_t>(a)); } catch (const std::bad_alloc&) { return nullptr; }
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
