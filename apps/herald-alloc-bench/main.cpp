@@ -1,7 +1,8 @@
 // herald-alloc-bench: heap allocations per task in the runtime's steady state (docs/runtime.md, "What a
 // task costs").
 //
-//   mpiexec -n 2 herald-alloc-bench [--steps N] [--control head|replicated] [--threads T]
+//   mpiexec -n 2 herald-alloc-bench [--steps N] [--control head|replicated] [--threads T] [--window W]
+//                                      [--max-per-task F]
 //
 // A stencil of one point per worker: at each step the task of every point reads its neighbours' values (an
 // exchange each way between neighbouring workers) and updates its own, on that point's worker; the kernels
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long steps = 20000;
   int threads = 0;
+  long window = 0;
+  double max_per_task = -1;  // unset: no check
   std::string control = "replicated";
   CLI::App app{"Heap allocations per task in the runtime's steady state"};
   app.add_option("--steps", steps, "stencil steps of the measured run (one task per worker each)")
@@ -82,6 +85,13 @@ int main(int argc, char** argv) {
   app.add_option("--control", control, "head or replicated")
       ->check(CLI::IsMember({"head", "replicated"}))
       ->capture_default_str();
+  app.add_option("--window", window,
+                 "steps between the program's waits (0: one wait at the end, every task in flight at once)")
+      ->check(herald::cli::non_negative)
+      ->capture_default_str();
+  app.add_option("--max-per-task", max_per_task,
+                 "fail (exit 1) if a worker's allocations per task it ran exceed this (a check of the steady state)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--threads", threads, "kernel threads per worker (0: kernels on the polling thread)")
       ->check(herald::cli::non_negative)
       ->capture_default_str();
@@ -120,6 +130,7 @@ int main(int argc, char** argv) {
             if (w == 1) head.submit("step", {inout(d[p])}, {}, on);
             else if (w == 2) head.submit("step2", {in(d[1 - p]), inout(d[p])}, {}, on);
             else head.submit("step3", {in(d[(p + w - 1) % w]), in(d[(p + 1) % w]), inout(d[p])}, {}, on);
+            if (window > 0 && p + 1 == w && (t + 1) % window == 0) head.wait();
           }
         head.wait();
       });
@@ -130,14 +141,15 @@ int main(int argc, char** argv) {
     graph(steps);
     counted_here = allocations.load() - before;
   }
+  int failed = 0;
   std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
   MPI_Gather(&counted_here, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const bool head = control == "head";
     const double tasks = static_cast<double>(steps) * static_cast<double>(points);
     std::printf("# herald-alloc-bench: %ld steps x %ld points (one per worker), %s control, %d kernel threads; "
-                "C++ allocations during the measured run\n",
-                steps, points, control.c_str(), threads);
+                "%s; C++ allocations during the measured run\n",
+                steps, points, control.c_str(), threads, window > 0 ? ("a wait every " + std::to_string(window) + " steps").c_str() : "one wait");
     std::printf("rank,role,tasks_here,allocations,per_task_here,per_task_of_graph\n");
     double sum = 0;
     for (int r = 0; r < size; ++r) {
@@ -149,7 +161,15 @@ int main(int argc, char** argv) {
                   here > 0 ? std::to_string(n / here).c_str() : "-", n / tasks);
     }
     std::printf("all,,%.0f,%.0f,,%.2f\n", tasks, sum, sum / tasks);
+    for (int r = head ? 1 : 0; r < size && max_per_task >= 0; ++r)
+      if (const double per_task = static_cast<double>(all[static_cast<std::size_t>(r)]) / static_cast<double>(steps);
+          per_task > max_per_task) {
+        std::fprintf(stderr, "herald-alloc-bench: worker %d made %.3f allocations per task, above --max-per-task %g\n",
+                     r, per_task, max_per_task);
+        failed = 1;
+      }
   }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
-  return 0;
+  return failed;
 }

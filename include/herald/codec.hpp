@@ -91,6 +91,8 @@ class Buffer {
   Buffer() = default;
   // Room for `bytes` before the first growth: a message of known typical size costs one allocation.
   explicit Buffer(std::size_t bytes) { bytes_.reserve(bytes); }
+  // Writes into `reuse`, emptied, keeping its room: bytes() hands it back.
+  explicit Buffer(std::vector<std::byte>&& reuse) noexcept : bytes_(std::move(reuse)) { bytes_.clear(); }
 
   template <Field T>
   Buffer& put(T value) {

@@ -185,7 +185,7 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
   const bool mine = rank == rank_;
   TaskOrder* order = nullptr;
   if (mine) {
-    orders_.push_back({id, kernels_.index_on(kernel, rank_), priority, {}, std::move(arguments)});
+    orders_.push_back({id, kernels_.index_on(kernel, rank_), priority, local_.spare_accesses(), std::move(arguments)});
     order = &orders_.back();
     order->accesses.reserve(accesses.size());
     starts_.push_back(start);
@@ -435,12 +435,15 @@ void ReplicatedState::wait() {
     std::vector<BroadcastOrder> broadcasts = plan_broadcasts();
     // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
     // a task needs it.
-    std::unordered_set<Key, KeyHash> received(pushed_here_.begin(), pushed_here_.end());
+    received_.clear();  // packed keys, sorted: a reused vector, where a set would allocate per wait()
+    for (const Key& key : pushed_here_) received_.push_back(key.packed());
     for (const BroadcastOrder& b : broadcasts)
-      if (b.root != rank_) received.insert(b.key);
+      if (b.root != rank_) received_.push_back(b.key.packed());
+    std::sort(received_.begin(), received_.end());
     for (TaskOrder& order : orders_)
       for (TaskAccess& a : order.accesses)
-        if (reads(a.mode) && a.source != rank_ && received.contains(a.read)) a.source = by_broadcast;
+        if (reads(a.mode) && a.source != rank_ && std::binary_search(received_.begin(), received_.end(), a.read.packed()))
+          a.source = by_broadcast;
     stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
     try {

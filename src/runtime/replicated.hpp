@@ -130,6 +130,7 @@ class ReplicatedState final : public Coordinator {
   std::vector<FoundBroadcast> found_;  // ready_step: the number of what made the version
   std::vector<std::pair<Key, int>> pushes_;  // small versions this rank makes, and a rank to send each to
   std::vector<Key> pushed_here_;             // small versions made elsewhere that are sent here unasked
+  std::vector<std::uint64_t> received_;      // wait(): the versions that come here unasked, packed, sorted
   std::vector<Access> scratch_;         // a submit's accesses, kept to spare an allocation per task
   std::uint64_t broadcasts_made_ = 0;
   std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out

@@ -24,7 +24,29 @@ bool shared_replicas() {
 }  // namespace
 #endif
 
-Replica Replica::allocate(std::size_t bytes) {
+namespace {
+// An allocator drawing from a shared memory resource it keeps alive: allocate_shared stores a copy beside
+// the bytes, so the resource outlives every block taken from it.
+template <class T>
+struct SharedResourceAllocator {
+  using value_type = T;
+  std::shared_ptr<std::pmr::memory_resource> resource;
+
+  explicit SharedResourceAllocator(std::shared_ptr<std::pmr::memory_resource> r) : resource(std::move(r)) {}
+  template <class U>
+  SharedResourceAllocator(const SharedResourceAllocator<U>& other) : resource(other.resource) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(resource->allocate(n * sizeof(T), alignof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { resource->deallocate(p, n * sizeof(T), alignof(T)); }
+  template <class U>
+  bool operator==(const SharedResourceAllocator<U>& other) const noexcept {
+    return resource == other.resource;
+  }
+};
+}  // namespace
+
+ReplicaPool::ReplicaPool() : blocks_(std::make_shared<FreeLists>(largest_pooled, true)) {}
+
+Replica ReplicaPool::allocate(std::size_t bytes) const {
 #ifdef SMPI_H
   if (shared_replicas() && bytes > 0) {
     auto* block = static_cast<std::byte*>(SMPI_SHARED_MALLOC(bytes));
@@ -32,8 +54,9 @@ Replica Replica::allocate(std::size_t bytes) {
     return {std::span(block, bytes), std::move(owner)};
   }
 #endif
-  // One allocation for the bytes and their count, zeroed as before: a kernel need not fill all its output.
-  std::shared_ptr<std::byte[]> owner = std::make_shared<std::byte[]>(bytes);
+  // One block for the bytes and their count, zeroed.
+  std::shared_ptr<std::byte[]> owner =
+      std::allocate_shared<std::byte[]>(SharedResourceAllocator<std::byte>(blocks_), bytes);
   return {std::span(owner.get(), bytes), std::move(owner)};
 }
 
@@ -42,7 +65,7 @@ const Replica* Store::find(const Key& key) const {
   return it == replicas_.end() ? nullptr : &it->second;
 }
 
-std::vector<int> Store::put(const Key& key, Replica replica) {
+std::pmr::vector<int> Store::put(const Key& key, Replica replica) {
   if (replica.owner) {
     held_ += replica.bytes.size();
     peak_ = std::max(peak_, held_);
@@ -53,7 +76,7 @@ std::vector<int> Store::put(const Key& key, Replica replica) {
   } else {
     replicas_.emplace(key, std::move(replica));
   }
-  std::vector<int> waiting;
+  std::pmr::vector<int> waiting(&nodes_);
   if (const auto it = requests_.find(key); it != requests_.end()) {
     waiting = std::move(it->second);
     requests_.erase(it);

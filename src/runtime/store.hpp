@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "free_lists.hpp"
+
 namespace herald::runtime::detail {
 
 // A replica's bytes. `owner` keeps them alive (a send in flight holds a copy of the Replica); it is empty
@@ -19,15 +21,31 @@ struct Replica {
   std::span<std::byte> bytes;
   std::shared_ptr<std::byte[]> owner;
 
-  static Replica allocate(std::size_t bytes);
   static Replica borrowed(std::span<std::byte> bytes) { return {bytes, nullptr}; }
+};
+
+// Where replicas' bytes come from: a pool, so that a finished task's output or a consumed copy gives its
+// block back for the next one of about its size instead of to malloc (a worker in steady state then
+// allocates nothing for its versions). Blocks above `largest_pooled` go to malloc and back. Every replica
+// drawn from it keeps it alive, so one may outlive its store. Any thread may drop a replica.
+class ReplicaPool {
+ public:
+  static constexpr std::size_t largest_pooled = std::size_t{1} << 20;
+  ReplicaPool();
+  // `bytes` zeroed bytes (a kernel need not fill all its output).
+  Replica allocate(std::size_t bytes) const;
+
+ private:
+  std::shared_ptr<std::pmr::memory_resource> blocks_;
 };
 
 class Store {
  public:
+  // Room for a version of `bytes` bytes, from this process's pool.
+  Replica allocate(std::size_t bytes) const { return pool_.allocate(bytes); }
   const Replica* find(const Key& key) const;
   // Holds `replica` as version `key`; returns the ranks that asked for it before it was here.
-  std::vector<int> put(const Key& key, Replica replica);
+  std::pmr::vector<int> put(const Key& key, Replica replica);
   // Removes the version, returning it (to become a task's output in place), or nothing if absent.
   std::optional<Replica> take(const Key& key);
   void release(const Key& key) { take(key); }
@@ -37,10 +55,11 @@ class Store {
   std::size_t peak_bytes() const noexcept { return peak_; }
 
  private:
+  ReplicaPool pool_;
   // Entries come and go with every version: their nodes are recycled, not allocated each time.
-  std::pmr::unsynchronized_pool_resource nodes_;
+  FreeLists nodes_{4096};
   std::pmr::unordered_map<Key, Replica, KeyHash> replicas_{&nodes_};
-  std::pmr::unordered_map<Key, std::vector<int>, KeyHash> requests_{&nodes_};
+  std::pmr::unordered_map<Key, std::pmr::vector<int>, KeyHash> requests_{&nodes_};
   std::size_t held_ = 0;  // bytes of owned replicas
   std::size_t peak_ = 0;
 };

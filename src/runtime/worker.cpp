@@ -127,12 +127,19 @@ void Worker::inject(std::string_view kind) {
 
 void Worker::on_tasks(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  auto batch = msg::decode<msg::Tasks>(a.body);
-  for (TaskOrder& task : batch.tasks) add_task(std::move(task));
+  // Decoded into the last batch's vectors, each task's accesses into a finished task's room (no allocation
+  // per task); taken out of the member while in use, in case a handler runs inside.
+  msg::Tasks batch = std::move(batch_);
+  msg::decode_into(a.body, batch);
+  for (TaskOrder& task : batch.tasks) {
+    add_task(std::move(task));
+    task.accesses = spare_accesses();
+  }
   // Superseded versions this rank holds or will hold, with the reads and transfers they still serve here.
   for (const Budget& budget : batch.budgets) set_budget(budget.key, budget.uses);
   // Broadcasts this process roots or receives, in the order of their ids.
   for (const BroadcastOrder& order : batch.broadcasts) broadcast(order);
+  batch_ = std::move(batch);
 }
 
 void Worker::add_task(TaskOrder order) {
@@ -279,8 +286,23 @@ void Worker::serve(const Key& key, int rank, bool readback) {
 }
 
 void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
-  // The replica travels with the message's completion, so a release meanwhile cannot free its bytes.
-  auto sent = [this, key, keep = replica] { spend(key); };
+  // The replica stays in its slot until the message's completion, so a release meanwhile cannot free its
+  // bytes; the completion names only the slot, which std::function holds without allocating.
+  std::uint32_t slot = 0;
+  if (free_outgoing_.empty()) {
+    slot = static_cast<std::uint32_t>(outgoing_.size());
+    outgoing_.push_back({key, replica});
+  } else {
+    slot = free_outgoing_.back();
+    free_outgoing_.pop_back();
+    outgoing_[slot] = {key, replica};
+  }
+  auto sent = [this, slot] {
+    const Outgoing done = std::move(outgoing_[slot]);
+    outgoing_[slot] = {};
+    free_outgoing_.push_back(slot);
+    spend(done.key);
+  };
   if (readback)
     post(channel_, rank, msg::Readback{key}, replica.bytes, 0, std::move(sent));
   else
@@ -289,7 +311,7 @@ void Worker::send(const Key& key, const Replica& replica, int rank, bool readbac
 
 void Worker::on_data(const dyn::Channel::Arrival& a) {
   const auto [key, broadcast, sync] = msg::decode<msg::Data>(a.body);
-  Replica replica = Replica::allocate(a.payload);
+  Replica replica = store_.allocate(a.payload);
   const auto into = replica.bytes;
   channel_.receive_payload(into, [this, key, broadcast, sync, source = a.source, replica = std::move(replica)]() mutable {
     if (broadcast != 0) return broadcast_landed(broadcast, key, sync, std::move(replica));
@@ -364,14 +386,14 @@ void Worker::start(std::uint64_t task) {
     if (access.mode == Mode::in) {
       bytes = *store_.find(access.read);
     } else if (access.mode == Mode::out) {
-      bytes = Replica::allocate(access.bytes);
+      bytes = store_.allocate(access.bytes);
     } else {
       // inout: the input's replica becomes the output when nobody else reads it and it is ours to change.
       const Replica* input = store_.find(access.read);
       if (access.in_place && input->owner && input->owner.use_count() == 1) {
         bytes = *store_.take(access.read);
       } else {
-        bytes = Replica::allocate(access.bytes);
+        bytes = store_.allocate(access.bytes);
         if (!bytes.bytes.empty()) std::memcpy(bytes.bytes.data(), input->bytes.data(), bytes.bytes.size());
       }
     }
@@ -467,8 +489,17 @@ void Worker::finish(const Pool::Result& result) {
 void Worker::recycle(Local& local) {
   local.keep.clear();  // the replicas go now; the vectors' room serves the next task
   local.views.clear();
+  local.order.accesses.clear();
   spare_keep_.push_back(std::move(local.keep));
   spare_views_.push_back(std::move(local.views));
+  spare_accesses_.push_back(std::move(local.order.accesses));
+}
+
+std::vector<TaskAccess> Worker::spare_accesses() {
+  if (spare_accesses_.empty()) return {};
+  std::vector<TaskAccess> room = std::move(spare_accesses_.back());
+  spare_accesses_.pop_back();
+  return room;
 }
 
 void Worker::start_guarded(std::uint64_t task) {

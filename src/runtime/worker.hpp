@@ -8,6 +8,7 @@
 #include "kernels.hpp"
 #include "protocol/messages.hpp"
 #include "pool.hpp"
+#include "free_lists.hpp"
 #include "store.hpp"
 
 #include <herald/runtime/runtime.hpp>
@@ -100,6 +101,8 @@ class Worker final : private Participant {
   Store& store() noexcept { return store_; }
   // A task to run here, as a tasks message brings them: queued in this order, its inputs fetched on demand.
   void add_task(TaskOrder order);
+  // An empty access list with the room of a finished task's, for the next order made here.
+  std::vector<TaskAccess> spare_accesses();
   // A superseded version held here: dropped once `uses` more reads and sends of it are done.
   void set_budget(const Key& key, std::uint32_t uses);
   // Tasks given and not finished (run, failed, or waiting for inputs).
@@ -155,6 +158,7 @@ class Worker final : private Participant {
   void on_go(const dyn::Channel::Arrival& a);
   // Participant, for the broadcast carriers.
   const Replica* held(const Key& key) const override { return store_.find(key); }
+  Replica allocate(std::size_t bytes) override { return store_.allocate(bytes); }
   void landed(const BroadcastOrder& order, Replica replica) override;
   void sent(const BroadcastOrder& order) override;
   BroadcastCarrier& carrier(BroadcastStrategy strategy);
@@ -166,15 +170,24 @@ class Worker final : private Participant {
   Store store_;
   // The tables below gain and lose an entry with every task and version: their nodes are recycled from
   // this pool instead of allocated each time (the loop's thread alone uses them).
-  std::pmr::unsynchronized_pool_resource nodes_;
+  FreeLists nodes_{4096};
   std::pmr::unordered_map<std::uint64_t, Local> tasks_{&nodes_};
-  std::pmr::unordered_map<Key, std::vector<std::uint64_t>, KeyHash> waiting_{&nodes_};  // tasks per missing version
+  std::pmr::unordered_map<Key, std::pmr::vector<std::uint64_t>, KeyHash> waiting_{&nodes_};  // tasks per missing version
   std::pmr::unordered_set<Key, KeyHash> requested_{&nodes_};
   // Superseded versions: the uses (reads here, transfers from here) left before the replica goes.
   std::pmr::unordered_map<Key, std::uint32_t, KeyHash> budget_{&nodes_};
+  // Replicas being sent, each in a slot until its message has left (send()); free slots are reused.
+  struct Outgoing {
+    Key key;
+    Replica replica;
+  };
+  std::vector<Outgoing> outgoing_;
+  std::vector<std::uint32_t> free_outgoing_;
   // Vectors of finished tasks, emptied, whose room the next tasks take (no allocation per task).
   std::vector<std::vector<Replica>> spare_keep_;
   std::vector<std::vector<TaskContext::View>> spare_views_;
+  std::vector<std::vector<TaskAccess>> spare_accesses_;
+  msg::Tasks batch_;  // the last tasks message, decoded: its room serves the next (on_tasks())
   std::priority_queue<Ready> ready_;
   std::uint64_t sequence_ = 0;
   int running_ = 0;

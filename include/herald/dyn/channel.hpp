@@ -93,6 +93,10 @@ class Channel {
   void post(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
             int priority, Done sent);
 
+  // A buffer to encode a body into just before post() or send(), which copy the body: reused, so a body
+  // costs no allocation. The loop's thread alone uses it, as it does the channel.
+  std::vector<std::byte>& body_buffer() noexcept { return body_; }
+
   // Sends a message at once when nothing is queued (so it overtakes nothing: priorities keep their meaning,
   // and MPI keeps the order per destination), fewer than `max_in_flight` are on the wire and it is one
   // frame that fits a slot (payload inline, or none): encoded into a reused buffer, handed to MPI and
@@ -201,6 +205,7 @@ class Channel {
   std::vector<std::shared_ptr<Transfer>> spare_transfers_;  // finished, ready for reuse
   std::vector<std::vector<std::byte>> spare_frames_;        // finished frame buffers, kept for reuse
   std::vector<std::byte> quick_;                            // the frame of send(), reused
+  std::vector<std::byte> body_;                             // body_buffer()
 };
 
 }  // namespace herald::dyn

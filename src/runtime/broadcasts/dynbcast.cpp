@@ -22,7 +22,7 @@ class DynBcast final : public BroadcastCarrier {
       waiting_.add(order);
       return;
     }
-    Replica replica = Replica::allocate(order.bytes);
+    Replica replica = c_.worker.allocate(order.bytes);
     dyn::Request request = c_.endpoint->irecv(replica.bytes, order.root, dyn_tag(order.id));
     in_flight_.push_back({order, std::move(replica), false, std::move(request), false});
   }

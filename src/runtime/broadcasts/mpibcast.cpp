@@ -120,7 +120,7 @@ class MpiBcast final : public BroadcastCarrier {
       // The communicator's ranks follow the processes' order, as MPI_Group_incl of sorted ranks makes them.
       int root = 0;
       for (std::int32_t r : q.order.recipients) root += r < q.order.root ? 1 : 0;
-      InFlight f{q.order, held ? *held : Replica::allocate(q.order.bytes), q.root, {}, {}};
+      InFlight f{q.order, held ? *held : c_.worker.allocate(q.order.bytes), q.root, {}, {}};
       if (!herald_) {
         const std::span<std::byte> bytes = f.replica.bytes;
         constexpr std::size_t most = std::numeric_limits<int>::max();

@@ -27,6 +27,8 @@ class Participant {
  public:
   virtual ~Participant() = default;
   virtual const Replica* held(const Key& key) const = 0;
+  // Room for a copy of `bytes` bytes landing here.
+  virtual Replica allocate(std::size_t bytes) = 0;
   // A recipient's copy is here.
   virtual void landed(const BroadcastOrder& order, Replica replica) = 0;
   // The root has sent its last byte: its use of the version is over.

@@ -246,13 +246,29 @@ std::vector<std::byte> encode(const M& m) {
   return std::move(b.bytes());
 }
 
+// Encodes into `out` (emptied), keeping its room: a reused buffer makes encoding allocate nothing.
 template <class M>
-M decode(std::span<const std::byte> body) {
+void encode_into(std::vector<std::byte>& out, const M& m) {
+  codec::Buffer b(std::move(out));
+  write_envelope(b, M::kind);
+  write(b, m);
+  out = std::move(b.bytes());
+}
+
+// Decodes into `m`, every field overwritten: its vectors keep their room (no allocation for a message
+// no larger than the last one decoded into it).
+template <class M>
+void decode_into(std::span<const std::byte> body, M& m) {
   codec::Reader r(body, "runtime message");
   read_envelope(r, M::kind);
-  M m;
   read(r, m);
   r.expect_end();
+}
+
+template <class M>
+M decode(std::span<const std::byte> body) {
+  M m;
+  decode_into(body, m);
   return m;
 }
 
