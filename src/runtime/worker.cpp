@@ -339,10 +339,13 @@ void Worker::on_data(const dyn::Channel::Arrival& a) {
 
 void Worker::on_release(const dyn::Channel::Arrival& a) {
   channel_.receive_payload({}, [] {});
-  for (const Key& key : msg::decode<msg::Release>(a.body).keys) {
+  msg::Release release = std::move(release_);  // the last one's room (taken out while in use)
+  msg::decode_into(a.body, release);
+  for (const Key& key : release.keys) {
     store_.release(key);
     requested_.erase(key);
   }
+  release_ = std::move(release);
 }
 
 void Worker::arrived(const Key& key, Replica replica) {

@@ -188,6 +188,7 @@ class Worker final : private Participant {
   std::vector<std::vector<TaskContext::View>> spare_views_;
   std::vector<std::vector<TaskAccess>> spare_accesses_;
   msg::Tasks batch_;  // the last tasks message, decoded: its room serves the next (on_tasks())
+  msg::Release release_;  // the same for release messages (on_release())
   std::priority_queue<Ready> ready_;
   std::uint64_t sequence_ = 0;
   int running_ = 0;
