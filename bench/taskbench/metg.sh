@@ -8,8 +8,8 @@
 #                           [--systems LIST] [--build DIR] [--peer DIR] [--before DIR] [--out DIR]
 #
 # Systems: herald-head, herald-replicated, herald-mpi, taskbench-starpu, taskbench-mpi (default: all; the last
-# is the reference of the ratios), and herald-head-before: the herald-task-bench of another build (--before,
-# an earlier commit's) under head control. Writes <out>/metg-p<N>.csv (every run) and <out>/metg-p<N>.md (the
+# is the reference of the ratios), and herald-head-before and herald-replicated-before: the herald-task-bench of
+# another build (--before, an earlier commit's) under head or replicated control. Writes <out>/metg-p<N>.csv (every run) and <out>/metg-p<N>.md (the
 # report).
 set -euo pipefail
 die() { echo "metg.sh: $*" >&2; exit 1; }
@@ -77,9 +77,11 @@ run_one() {  # system, iterations -> "seconds" (Task Bench's Elapsed Time)
     herald-head) cmd=("$herald" "${graph[@]}" -iter "$n" -control head -scheduler mapped) ;;
     herald-replicated) cmd=("$herald" "${graph[@]}" -iter "$n" -control replicated -scheduler mapped) ;;
     herald-mpi) cmd=("$herald" "${graph[@]}" -iter "$n" -system mpi) ;;
-    herald-head-before)
-      [[ -x $before/apps/herald-task-bench/herald-task-bench ]] || die "herald-head-before needs --before BUILD_DIR"
-      cmd=("$before/apps/herald-task-bench/herald-task-bench" "${graph[@]}" -iter "$n" -scheduler mapped) ;;
+    herald-head-before | herald-replicated-before)
+      [[ -x $before/apps/herald-task-bench/herald-task-bench ]] || die "$system needs --before BUILD_DIR"
+      local control=${system#herald-}
+      cmd=("$before/apps/herald-task-bench/herald-task-bench" "${graph[@]}" -iter "$n" -control "${control%-before}"
+        -scheduler mapped) ;;
     taskbench-mpi) cmd=("$peer/mpi/nonblock" "${graph[@]}" -iter "$n") ;;
     taskbench-starpu) cmd=(env STARPU_SILENT=1 STARPU_NCPU=$per_rank "$peer/starpu/main" "${graph[@]}" -iter "$n") ;;
     *) die "unknown system '$system'" ;;

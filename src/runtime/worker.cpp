@@ -554,6 +554,10 @@ bool Worker::poll() {
       start_guarded(task);
       for (const auto& r : results_) finish(r);
       results_.clear();
+      // What the task's end sends (its outputs to the ranks that read them) leaves before the next kernel
+      // takes this thread: queued, it would wait a whole kernel, and a neighbour waiting for it would run
+      // its own tasks after this rank's instead of beside them.
+      channel_.flush();
       any = true;
     }
   }
