@@ -4,7 +4,7 @@
 # graph with -iter swept. Per size and repetition every system runs the graph once, in an order that
 # rotates; herald-task-bench-metg -from-csv then rates every system by Task Bench's rule (metg_rule.hpp).
 #
-#   bench/taskbench/metg.sh [--ranks N] [--steps S] [--width W] [--iters LIST] [--reps R] [--kernel K]
+#   bench/taskbench/metg.sh [--ranks N] [--steps S] [--width W] [--iters LIST] [--reps R] [--kernel K] [--type T]
 #                           [--systems LIST] [--build DIR] [--peer DIR] [--before DIR] [--out DIR]
 #
 # Systems: herald-head, herald-replicated, herald-mpi, taskbench-starpu, taskbench-mpi (default: all; the last
@@ -15,7 +15,7 @@ set -euo pipefail
 die() { echo "metg.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 command_line="bench/taskbench/metg.sh $*"
-ranks=2 steps=100 width= iters= reps=5 kernel=compute_bound build=$repo/build peer= before= out=$repo/bench/taskbench/results
+ranks=2 steps=100 width= iters= reps=5 kernel=compute_bound type=stencil_1d build=$repo/build peer= before= out=$repo/bench/taskbench/results
 systems=herald-head,herald-replicated,herald-mpi,taskbench-starpu,taskbench-mpi
 while (($#)); do
   case $1 in
@@ -25,6 +25,7 @@ while (($#)); do
     --iters) iters=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --kernel) kernel=$2; shift 2 ;;
+    --type) type=$2; shift 2 ;;
     --systems) systems=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --peer) peer=$2; shift 2 ;;
@@ -58,7 +59,7 @@ per_rank=$((cores / ranks > 0 ? cores / ranks : 1))
 mkdir -p "$out"
 name=${HERALD_METG_NAME:-metg-p$ranks}
 csv=$out/$name.csv
-graph=(-steps "$steps" -width "$width" -type stencil_1d -kernel "$kernel")
+graph=(-steps "$steps" -width "$width" -type "$type" -kernel "$kernel")
 
 # Cores running tasks, as the report counts them: the processes that run tasks (not herald's head), times
 # their threads, at most the machine's.
@@ -115,7 +116,7 @@ done
 } >"$csv.ordered"
 mv "$csv.ordered" "$csv"
 {
-  echo "# $command_line (steps $steps, width $width, reps $reps, kernel $kernel, -iter $iters)"
+  echo "# $command_line (steps $steps, width $width, reps $reps, type $type, kernel $kernel, -iter $iters)"
   echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), Task Bench $(git -C "$peer" rev-parse --short HEAD)"
   echo "# herald: -scheduler mapped (Task Bench's block of points per rank); StarPU: STARPU_NCPU=$per_rank per rank"
   (cd "$out" && mpiexec -n 1 "$metg" -from-csv "$(basename "$csv")")

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# How much runs of one graph vary: each system runs the same stencil_1d graph (long enough that start-up
+# does not count: 1000 steps) N times, the systems interleaved, at each -iter given; per system and size the
+# median elapsed time and the spread, (max - min) / median, as metg.sh's report computes it.
+#
+#   bench/taskbench/spread.sh [--ranks N] [--steps S] [--iters LIST] [--runs R] [--systems LIST]
+#                             [--build DIR] [--before DIR] [--peer DIR]
+#
+# Systems as in metg.sh: herald-replicated, herald-head, herald-replicated-before (the herald-task-bench of
+# --before), herald-mpi, taskbench-mpi (built by peer.sh).
+set -euo pipefail
+die() { echo "spread.sh: $*" >&2; exit 1; }
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+command_line="bench/taskbench/spread.sh $*"
+ranks=2 steps=1000 iters=16384,4096,512 runs=10 systems=herald-replicated,taskbench-mpi build=$repo/build before= peer=
+while (($#)); do
+  case $1 in
+    --ranks) ranks=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --iters) iters=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --systems) systems=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --before) before=$2; shift 2 ;;
+    --peer) peer=$2; shift 2 ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count, not '$runs'"
+herald=$build/apps/herald-task-bench/herald-task-bench
+[[ -x $herald ]] || die "build herald-task-bench in $build first"
+[[ -n $peer ]] || peer=$("$repo/bench/taskbench/peer.sh")
+[[ $(id -u) != 0 ]] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export HWLOC_COMPONENTS=-gl
+over=()
+((ranks <= $(nproc))) || over=(--oversubscribe)
+graph=(-steps "$steps" -width "$ranks" -type stencil_1d -kernel compute_bound)
+run_one() {  # system iterations -> seconds
+  local cmd
+  case $1 in
+    herald-replicated) cmd=("$herald" "${graph[@]}" -iter "$2" -control replicated -scheduler mapped) ;;
+    herald-head) cmd=("$herald" "${graph[@]}" -iter "$2" -control head -scheduler mapped) ;;
+    herald-mpi) cmd=("$herald" "${graph[@]}" -iter "$2" -system mpi) ;;
+    herald-replicated-before)
+      [[ -x $before/apps/herald-task-bench/herald-task-bench ]] || die "$1 needs --before BUILD_DIR"
+      cmd=("$before/apps/herald-task-bench/herald-task-bench" "${graph[@]}" -iter "$2" -control replicated -scheduler mapped) ;;
+    taskbench-mpi) cmd=("$peer/mpi/nonblock" "${graph[@]}" -iter "$2") ;;
+    *) die "unknown system '$1'" ;;
+  esac
+  mpiexec -n "$ranks" "${over[@]}" "${cmd[@]}" 2>&1 | awk '/^Elapsed Time/ {print $3; found = 1} END {exit !found}' ||
+    die "$1 at -iter $2 printed no Elapsed Time"
+}
+IFS=, read -r -a iter_list <<<"$iters"
+IFS=, read -r -a system_list <<<"$systems"
+echo "# $command_line"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, ranks $ranks, stencil_1d width $ranks, $steps steps, compute_bound"
+echo "system,iterations,median_s,min_s,max_s,spread,runs_s"
+for n in "${iter_list[@]}"; do
+  declare -A times=()
+  for ((r = 0; r < runs; r++)); do
+    for system in "${system_list[@]}"; do times[$system]+="$(run_one "$system" "$n") "; done
+  done
+  for system in "${system_list[@]}"; do
+    echo "$system,$n,$(tr ' ' '\n' <<<"${times[$system]}" | grep . | sort -g | awk '
+      {v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.6g,%.6g,%.6g,%.3f", m, v[1], v[NR], (v[NR] - v[1]) / m}'),${times[$system]% }"
+  done
+  unset times
+done
