@@ -72,24 +72,7 @@ cores_of() {
   esac
   echo $((n < cores ? n : cores))
 }
-run_one() {  # system, iterations -> "seconds" (Task Bench's Elapsed Time)
-  local system=$1 n=$2 cmd
-  case $system in
-    herald-head) cmd=("$herald" "${graph[@]}" -iter "$n" -control head -scheduler mapped) ;;
-    herald-replicated) cmd=("$herald" "${graph[@]}" -iter "$n" -control replicated -scheduler mapped) ;;
-    herald-mpi) cmd=("$herald" "${graph[@]}" -iter "$n" -system mpi) ;;
-    herald-head-before | herald-replicated-before)
-      [[ -x $before/apps/herald-task-bench/herald-task-bench ]] || die "$system needs --before BUILD_DIR"
-      local control=${system#herald-}
-      cmd=("$before/apps/herald-task-bench/herald-task-bench" "${graph[@]}" -iter "$n" -control "${control%-before}"
-        -scheduler mapped) ;;
-    taskbench-mpi) cmd=("$peer/mpi/nonblock" "${graph[@]}" -iter "$n") ;;
-    taskbench-starpu) cmd=(env STARPU_SILENT=1 STARPU_NCPU=$per_rank "$peer/starpu/main" "${graph[@]}" -iter "$n") ;;
-    *) die "unknown system '$system'" ;;
-  esac
-  mpiexec -n "$ranks" "${over[@]}" "${cmd[@]}" 2>&1 | awk '/^Elapsed Time/ {print $3; found = 1} END {exit !found}' ||
-    die "$system at -iter $n printed no Elapsed Time"
-}
+source "$repo/bench/taskbench/run-one.sh"
 totals() {  # iterations -> "tasks,flops" from herald's summary of the same graph
   mpiexec -n 1 "$herald" "${graph[@]}" -iter "$1" -system mpi 2>&1 |
     awk '/^Total Tasks/ {t = $3} /^Total FLOPs/ {f = $3} END {print t "," f}'

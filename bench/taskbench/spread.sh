@@ -6,8 +6,8 @@
 #   bench/taskbench/spread.sh [--ranks N] [--steps S] [--iters LIST] [--runs R] [--systems LIST]
 #                             [--build DIR] [--before DIR] [--peer DIR]
 #
-# Systems as in metg.sh: herald-replicated, herald-head, herald-replicated-before (the herald-task-bench of
-# --before), herald-mpi, taskbench-mpi (built by peer.sh).
+# Systems as in metg.sh (run-one.sh): herald-replicated, herald-head, herald-mpi, the *-before ones (the
+# herald-task-bench of --before), taskbench-mpi (built by peer.sh).
 set -euo pipefail
 die() { echo "spread.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -35,21 +35,8 @@ export HWLOC_COMPONENTS=-gl
 over=()
 ((ranks <= $(nproc))) || over=(--oversubscribe)
 graph=(-steps "$steps" -width "$ranks" -type stencil_1d -kernel compute_bound)
-run_one() {  # system iterations -> seconds
-  local cmd
-  case $1 in
-    herald-replicated) cmd=("$herald" "${graph[@]}" -iter "$2" -control replicated -scheduler mapped) ;;
-    herald-head) cmd=("$herald" "${graph[@]}" -iter "$2" -control head -scheduler mapped) ;;
-    herald-mpi) cmd=("$herald" "${graph[@]}" -iter "$2" -system mpi) ;;
-    herald-replicated-before)
-      [[ -x $before/apps/herald-task-bench/herald-task-bench ]] || die "$1 needs --before BUILD_DIR"
-      cmd=("$before/apps/herald-task-bench/herald-task-bench" "${graph[@]}" -iter "$2" -control replicated -scheduler mapped) ;;
-    taskbench-mpi) cmd=("$peer/mpi/nonblock" "${graph[@]}" -iter "$2") ;;
-    *) die "unknown system '$1'" ;;
-  esac
-  mpiexec -n "$ranks" "${over[@]}" "${cmd[@]}" 2>&1 | awk '/^Elapsed Time/ {print $3; found = 1} END {exit !found}' ||
-    die "$1 at -iter $2 printed no Elapsed Time"
-}
+per_rank=1
+source "$repo/bench/taskbench/run-one.sh"
 IFS=, read -r -a iter_list <<<"$iters"
 IFS=, read -r -a system_list <<<"$systems"
 echo "# $command_line"
