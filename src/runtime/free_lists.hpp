@@ -2,10 +2,10 @@
 // in a few instructions each way: the runtime's tables and replicas gain and lose an entry with every task,
 // and std::pmr's pool resources search their chunks on every deallocation (a third of an empty task's
 // instructions when the worker used them). Size classes step by 16 bytes up to 128, then by an eighth of a
-// power of two, so a larger block wastes less than 12.5% of what it holds. An empty list is refilled with a chunk of blocks (twice as many
-// as its last, up to 64 KiB), so that many blocks alive at once cost few allocations too. Chunks go back
-// upstream only when the resource goes; blocks larger than `largest`, or aligned beyond max_align_t, come
-// from upstream and go back at once.
+// power of two, so a larger block wastes less than 12.5% of what it holds. An empty list is refilled with a
+// chunk of blocks (twice as many as its last, up to 64 KiB), so that many blocks alive at once cost few
+// allocations too. Chunks go back upstream only when the resource goes; blocks larger than `largest`, or
+// aligned beyond max_align_t, come from upstream and go back at once.
 #pragma once
 
 #include <cstddef>
@@ -42,18 +42,18 @@ class FreeLists final : public std::pmr::memory_resource {
     return bytes <= largest_ && alignment <= alignof(std::max_align_t);
   }
 
-  std::size_t largest_;
-  bool synchronized_;
-  std::pmr::memory_resource* upstream_;
-  static constexpr std::size_t chunk_bytes = 64 * 1024;
-  void refill(std::size_t size_class);  // the list of `size_class` is empty: a new chunk's blocks on it
-
-  std::vector<Block*> heads_;         // per class, its first free block
-  std::vector<std::size_t> next_;     // per class, the blocks of its next chunk
   struct Chunk {
     void* at;
     std::size_t bytes;
   };
+  static constexpr std::size_t chunk_bytes = 64 * 1024;
+  void refill(std::size_t size_class);  // the list of `size_class` is empty: a new chunk's blocks on it
+
+  std::size_t largest_;
+  bool synchronized_;
+  std::pmr::memory_resource* upstream_;
+  std::vector<Block*> heads_;      // per class, its first free block
+  std::vector<std::size_t> next_;  // per class, the blocks of its next chunk
   std::vector<Chunk> chunks_;
   mutable std::mutex mutex_;
 };

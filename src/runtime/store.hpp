@@ -1,6 +1,7 @@
 // The versions of data a process holds (its replicas), and the requests for versions it will hold.
 #pragma once
 
+#include "free_lists.hpp"
 #include "protocol/messages.hpp"
 
 #include <cstddef>
@@ -10,8 +11,6 @@
 #include <span>
 #include <unordered_map>
 #include <vector>
-
-#include "free_lists.hpp"
 
 namespace herald::runtime::detail {
 

@@ -4,11 +4,11 @@
 #pragma once
 
 #include "broadcasts/strategy.hpp"
+#include "free_lists.hpp"
 #include "idle.hpp"
 #include "kernels.hpp"
 #include "protocol/messages.hpp"
 #include "pool.hpp"
-#include "free_lists.hpp"
 #include "store.hpp"
 
 #include <herald/runtime/runtime.hpp>
