@@ -69,8 +69,10 @@ void HeadState::enter(Data d) {
   const std::uint64_t id = next_id_++;
   const auto resolved = graph_.add_task(id, write, dependences_, "enter of '" + handles_[d.index_].name + "'");
   const Key key{d.index_, resolved[0].written};
-  versions_[key] =
-      Version{.origin = 0, .holders = {0}, .readers_left = 0, .produced = true, .exited = false, .batch_uses = {}};
+  Version& v = versions_[key];
+  v = Version(&nodes_);
+  v.holders.push_back(0);
+  v.produced = true;
   local_.store().put(key, Replica::borrowed(handles_[d.index_].buffer));
   if (key.version > 1) release_if_unneeded({key.handle, key.version - 1});
 }
@@ -91,8 +93,8 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   check_usable();
   const std::uint64_t id = next_id_;
   const std::uint32_t kernel_id = kernels_.id(kernel, id);
-  std::vector<Access> accesses;
-  accesses.reserve(uses.size());
+  std::vector<Access>& accesses = scratch_;
+  accesses.clear();
   for (const Use& u : uses) {
     if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
     accesses.push_back({u.data.index_, u.mode});
@@ -120,7 +122,7 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   for (const Resolved& r : resolved) {
     if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
     if (writes(r.mode)) {
-      versions_[{r.handle, r.written}] = Version{};
+      versions_[{r.handle, r.written}] = Version(&nodes_);
       if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
     }
   }
@@ -166,21 +168,26 @@ HeadState::Plan HeadState::schedule_pending() {
   // The graph since the last wait, for the scheduler: tasks in submission order, and the
   // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
   // kinds no constraint on execution).
-  std::unordered_map<std::uint64_t, std::size_t> index_of;
   Workload workload;
   workload.workers = workers_;
   std::vector<std::size_t> worker_of;
   for (std::size_t i = 0; i < pending_.size(); ++i) {
-    index_of.emplace(pending_[i].id, i);
     workload.compute.emplace_back(workers_, estimate(pending_[i]));
     worker_of.push_back(static_cast<std::size_t>(std::max(pending_[i].options.worker.value_or(0), 0)));
   }
+  // pending_ is in submission order, so in increasing ids: a task's row is found by bisection (a task of
+  // an earlier wait() has none).
+  const auto row_of = [&](std::uint64_t id) -> std::optional<std::size_t> {
+    const auto it = std::lower_bound(pending_.begin(), pending_.end(), id,
+                                     [](const Pending& p, std::uint64_t v) { return p.id < v; });
+    if (it == pending_.end() || it->id != id) return std::nullopt;
+    return static_cast<std::size_t>(it - pending_.begin());
+  };
   for (const Dependence& d : dependences_) {
     if (d.kind != DependenceKind::read_after_write) continue;
-    const auto from = index_of.find(d.from);
-    const auto to = index_of.find(d.to);
-    if (from != index_of.end() && to != index_of.end())
-      workload.edges.push_back({from->second, to->second, graph_.bytes(d.handle)});
+    const auto from = row_of(d.from);
+    const auto to = row_of(d.to);
+    if (from && to) workload.edges.push_back({*from, *to, graph_.bytes(d.handle)});
   }
   const TaskSchedule made = schedule(settings_.scheduler, workload, settings_.link, worker_of);
   stats_.makespan_predicted = made.makespan;
@@ -228,7 +235,9 @@ void HeadState::write_tasks(const Plan& plan, Batch& batch) {
     msg::TasksWriter& writer = batch.writers[static_cast<std::size_t>(rank)];
     writer.task(task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
                 static_cast<std::uint32_t>(task.accesses.size()));
-    Running running{rank, task.kernel, 0, {}, {}};
+    Running running(&nodes_);
+    running.rank = rank;
+    running.kernel = task.kernel;
     for (const Resolved& r : task.accesses) {
       TaskAccess a;
       a.mode = r.mode;
@@ -337,7 +346,7 @@ void HeadState::ask_read_backs() {
 std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep> steps) {
   const auto found = find_broadcasts(steps, [&](const Key& key) {
     const Version& v = versions_.at(key);
-    return Replicas::held(v.origin, v.holders);
+    return Replicas::held(v.origin, {v.holders.begin(), v.holders.end()});
   });
   std::vector<BroadcastOrder> out;
   for (const FoundBroadcast& f : found) {

@@ -4,6 +4,7 @@
 
 #include "broadcast.hpp"
 #include "coordinator.hpp"
+#include "free_lists.hpp"
 #include "graph.hpp"
 #include "protocol/messages.hpp"
 #include "worker.hpp"
@@ -17,6 +18,7 @@
 #include <deque>
 #include <exception>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -63,14 +65,29 @@ class HeadState final : public Coordinator {
     Key key;
     bool exit;
   };
+  // The records below come and go with every version and task: they and their lists take their memory
+  // from nodes_ (allocator-aware, so the tables hand it to them), not from the heap each time.
   struct Version {
-    int origin = 0;               // where it was made (0: entered, or written back by a read)
-    std::vector<int> holders;     // ranks holding it or planned to
-    std::size_t readers_left = 0;  // scheduled readers (tasks and reads) not done
-    bool produced = false;        // its writer has finished
-    bool exited = false;          // exit(): once read, only the head keeps it
+    using allocator_type = std::pmr::polymorphic_allocator<>;
+    explicit Version(allocator_type a = {}) : holders(a), batch_uses(a) {}
+    Version(const Version& o, allocator_type a)
+        : origin(o.origin), holders(o.holders, a), readers_left(o.readers_left), produced(o.produced),
+          exited(o.exited), batch_uses(o.batch_uses, a) {}
+    Version(Version&& o, allocator_type a)
+        : origin(o.origin), holders(std::move(o.holders), a), readers_left(o.readers_left), produced(o.produced),
+          exited(o.exited), batch_uses(std::move(o.batch_uses), a) {}
+    Version(const Version&) = default;
+    Version(Version&&) = default;
+    Version& operator=(const Version&) = default;
+    Version& operator=(Version&&) = default;
+
+    int origin = 0;                 // where it was made (0: entered, or written back by a read)
+    std::pmr::vector<int> holders;  // ranks holding it or planned to
+    std::size_t readers_left = 0;   // scheduled readers (tasks and reads) not done
+    bool produced = false;          // its writer has finished
+    bool exited = false;            // exit(): once read, only the head keeps it
     // During dispatch: this batch's uses per rank (its reads there and the transfers it serves).
-    std::vector<std::pair<int, std::uint32_t>> batch_uses;
+    std::pmr::vector<std::pair<int, std::uint32_t>> batch_uses;
   };
   struct WorkerStats {
     std::uint64_t fetches = 0;
@@ -78,11 +95,21 @@ class HeadState final : public Coordinator {
     std::uint64_t peak = 0;
   };
   struct Running {
-    int rank;
-    std::uint32_t kernel;
-    std::size_t total_bytes;
-    std::vector<Key> reads;
-    std::vector<Key> writes;
+    using allocator_type = std::pmr::polymorphic_allocator<>;
+    explicit Running(allocator_type a = {}) : reads(a), writes(a) {}
+    Running(const Running& o, allocator_type a)
+        : rank(o.rank), kernel(o.kernel), total_bytes(o.total_bytes), reads(o.reads, a), writes(o.writes, a) {}
+    Running(Running&& o, allocator_type a)
+        : rank(o.rank), kernel(o.kernel), total_bytes(o.total_bytes), reads(std::move(o.reads), a),
+          writes(std::move(o.writes), a) {}
+    Running(const Running&) = default;
+    Running(Running&&) = default;
+
+    int rank = 0;
+    std::uint32_t kernel = 0;
+    std::size_t total_bytes = 0;
+    std::pmr::vector<Key> reads;
+    std::pmr::vector<Key> writes;
   };
 
   void check_usable() const;
@@ -136,11 +163,13 @@ class HeadState final : public Coordinator {
   std::vector<HandleInfo> handles_;
   std::vector<std::size_t> owners_;  // handles_[i].owner, as a span for chosen_worker
   std::vector<Pending> pending_;
+  std::vector<Access> scratch_;  // a submit's accesses, kept to spare an allocation per task
   std::vector<Dependence> dependences_;  // of the pending tasks, by task id
   std::vector<PendingRead> reads_;
   std::uint64_t next_id_ = 0;
-  std::unordered_map<Key, Version, KeyHash> versions_;
-  std::unordered_map<std::uint64_t, Running> running_;
+  FreeLists nodes_{4096};  // before the tables that use it, so that it outlives them
+  std::pmr::unordered_map<Key, Version, KeyHash> versions_{&nodes_};
+  std::pmr::unordered_map<std::uint64_t, Running> running_{&nodes_};
   std::size_t reads_left_ = 0;
   std::unordered_map<Key, std::deque<bool>, KeyHash> readbacks_;  // reads on their way, exit or not
   std::vector<std::vector<Key>> release_batches_;                // per rank, sent once per pass
