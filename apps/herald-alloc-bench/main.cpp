@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-per-task", max_per_task,
                  "fail (exit 1) if a worker's allocations per task it ran exceed this (a check of the steady state)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(herald::cli::non_negative);
   app.add_option("--threads", threads, "kernel threads per worker (0: kernels on the polling thread)")
       ->check(herald::cli::non_negative)
       ->capture_default_str();

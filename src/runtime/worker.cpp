@@ -298,8 +298,7 @@ void Worker::send(const Key& key, const Replica& replica, int rank, bool readbac
     outgoing_[slot] = {key, replica};
   }
   auto sent = [this, slot] {
-    const Outgoing done = std::move(outgoing_[slot]);
-    outgoing_[slot] = {};
+    const Outgoing done = std::move(outgoing_[slot]);  // leaves the slot empty
     free_outgoing_.push_back(slot);
     spend(done.key);
   };
