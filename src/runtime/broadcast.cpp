@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <numeric>
 #include <array>
-#include <unordered_map>
 
 namespace herald::runtime {
 
@@ -84,42 +83,6 @@ bool Replicas::read(int rank, int priority) {
 void Replicas::served() {
   recipients.clear();
   priorities.clear();
-}
-
-std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
-                                            const std::function<Replicas(const Key&)>& before) {
-  struct Tracked {
-    Replicas replicas;
-    std::size_t ready_step = 0;
-  };
-  std::unordered_map<Key, Tracked, KeyHash> versions;
-  std::vector<Key> order;  // versions in the order they were first seen
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const PlanStep& s = steps[i];
-    auto [it, added] = versions.try_emplace(s.key);
-    Tracked& v = it->second;
-    if (added) {
-      order.push_back(s.key);
-      if (s.write) {
-        v.replicas.made(s.rank);
-        v.ready_step = i + 1;
-      } else {
-        v.replicas = before(s.key);
-        v.replicas.served();
-      }
-    }
-    if (!s.write) v.replicas.read(s.rank, s.priority);
-  }
-  std::vector<FoundBroadcast> out;
-  for (const Key& key : order) {
-    Tracked& v = versions.at(key);
-    if (v.replicas.recipients.size() < 2) continue;
-    out.push_back({key, v.replicas.origin, std::move(v.replicas.recipients), std::move(v.replicas.priorities),
-                   v.ready_step});
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.ready_step < b.ready_step; });
-  return out;
 }
 
 }  // namespace detail

@@ -1,6 +1,5 @@
 // Broadcasts in a scheduled graph (seed 000, Fig. 1): a data version that tasks placed on two or more
-// processes lacking it will read. Pure, no MPI: the head runs it on every dispatch, the tests on
-// hand-made and random plans.
+// processes lacking it will read. Pure, no MPI.
 #pragma once
 
 #include "graph.hpp"
@@ -8,23 +7,13 @@
 
 #include <herald/runtime/broadcast.hpp>
 
-#include <functional>
-#include <span>
 #include <vector>
 
 namespace herald::runtime::detail {
 
-// One step of a dispatch, in the order the schedule starts tasks: a task on `rank` reads or writes `key`.
-struct PlanStep {
-  bool write = false;
-  Key key;
-  int rank = 0;
-  int priority = 0;  // the reading task's
-};
-
 // Where one version is, and who must receive it, as the tasks reading it are placed: the one rule of
-// both controls (the head's over a dispatch's plan, in find_broadcasts(); replicated control's on every
-// rank as the program submits). A version read on two or more processes that lacked it is a broadcast.
+// both controls (kept per datum by the data plan, data_plan.hpp). A version read on two or more processes
+// that lacked it is a broadcast.
 struct Replicas {
   int origin = 0;
   std::vector<int> holders;     // processes holding it or about to (origin first)
@@ -48,17 +37,11 @@ struct FoundBroadcast {
   int root = 0;                 // the process that made the version (it holds it once made)
   std::vector<int> recipients;  // in the order of their first need
   std::vector<int> priorities;  // per recipient: the highest priority among its tasks reading the version
-  std::size_t ready_step = 0;   // 1 + the step writing the version; 0 for one made before the dispatch
+  std::uint64_t made_by = 0;    // the number of the task (or enter) that made the version: broadcasts go in this order
 };
 
 // The order of broadcast `id` of `bytes` bytes: its recipients most urgent first, among equals the first
 // to need it.
 BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint64_t bytes);
-
-// Every version read, in `steps`, on at least two processes that neither hold it nor make it, in the order
-// in which the versions become ready (then of their first read). `before` gives the replicas of a version
-// written before the dispatch, its recipients empty (it is never asked for one that `steps` writes first).
-std::vector<FoundBroadcast> find_broadcasts(std::span<const PlanStep> steps,
-                                            const std::function<Replicas(const Key&)>& before);
 
 }  // namespace herald::runtime::detail

@@ -25,7 +25,9 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
                      std::vector<std::vector<std::string>> kernel_names, ControlSettings settings, std::uint64_t id)
     : channel_(channel), local_(local), kernels_(kernel_names, kernels, channel.size() == 1 ? 0 : 1),
       settings_(settings), id_(id), size_(channel.size()),
-      workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)) {
+      workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)),
+      plan_(settings_.broadcast != BroadcastStrategy::nobcast && channel.size() > 2,
+            [this](const DataPlan::Settled& s) { settled(s); }) {
   outstanding_.assign(static_cast<std::size_t>(size_), 0);
   last_heard_.assign(static_cast<std::size_t>(size_), LoopClock::now());
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
@@ -57,6 +59,7 @@ Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner) {
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
   const std::uint32_t index = graph_.add_handle(bytes.size(), name);
+  plan_.add(bytes.size(), name, 0);  // entered on the head
   handles_.push_back({bytes, std::move(name), static_cast<std::size_t>(owner)});
   owners_.push_back(handles_.back().owner);
   return Data(id_, index, bytes.size());
@@ -71,8 +74,8 @@ void HeadState::enter(Data d) {
   const Key key{d.index_, resolved[0].written};
   Version& v = versions_[key];
   v = Version(&nodes_);
-  v.holders.push_back(0);
   v.produced = true;
+  events_.push_back({Event::enter, d.index_, id});
   local_.store().put(key, Replica::borrowed(handles_[d.index_].buffer));
   if (key.version > 1) release_if_unneeded({key.handle, key.version - 1});
 }
@@ -85,6 +88,7 @@ void HeadState::read(Data d, bool exit) {
                                         std::string(exit ? "exit" : "read") + " of '" + handles_[d.index_].name + "'");
   const Key key{d.index_, resolved[0].read};
   ++versions_.at(key).readers_left;
+  events_.push_back({Event::read, static_cast<std::uint32_t>(reads_.size())});
   reads_.push_back({key, exit});
 }
 
@@ -126,6 +130,7 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
       if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
     }
   }
+  events_.push_back({Event::task, static_cast<std::uint32_t>(pending_.size())});
   pending_.push_back({id, kernel_id, std::move(resolved), std::move(arguments), options});
   return id;
 }
@@ -143,22 +148,25 @@ double HeadState::estimate(const Pending& task) const {
   return unknown_task_seconds;
 }
 
-// A wait() hands what was submitted since the last one to the workers, in five steps: schedule it, find
-// its broadcasts, write each worker's orders, send them with the budgets of superseded versions, and ask
-// for the values read() wants.
+// A wait() hands what was submitted since the last one to the workers, in five steps: schedule it, plan its
+// data (where each read finds its version, the broadcasts, the budgets of superseded versions), write each
+// worker's orders, send them, and ask for the values read() wants.
 void HeadState::dispatch() {
   const auto started = std::chrono::steady_clock::now();  // host CPU time, simulated or not
   trace::Recorder* recorder = trace::recorder();
   const double trace_started = recorder ? recorder->now() : 0;
   const std::size_t tasks = pending_.size();
-  Batch batch{std::vector<msg::TasksWriter>(static_cast<std::size_t>(size_)), {}, {}, {}};
+  Batch batch;
+  batch.writers.resize(static_cast<std::size_t>(size_));
+  batch.budgets.resize(static_cast<std::size_t>(size_));
   const Plan plan = schedule_pending();
-  find_batch_broadcasts(plan, batch);
+  plan_data(plan, batch);
   write_tasks(plan, batch);
   send_batch(batch);
   ask_read_backs();
   pending_.clear();
   reads_.clear();
+  events_.clear();
   dependences_.clear();
   stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
@@ -168,27 +176,16 @@ HeadState::Plan HeadState::schedule_pending() {
   // The graph since the last wait, for the scheduler: tasks in submission order, and the
   // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
   // kinds no constraint on execution).
-  Workload workload;
-  workload.workers = workers_;
+  WorkloadBuilder build(workers_, plan_.size());
   std::vector<std::size_t> worker_of;
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    workload.compute.emplace_back(workers_, estimate(pending_[i]));
-    worker_of.push_back(static_cast<std::size_t>(std::max(pending_[i].options.worker.value_or(0), 0)));
+  for (const Event& e : events_) {
+    if (e.kind == Event::enter) build.entered(e.index);
+    if (e.kind != Event::task) continue;
+    const Pending& p = pending_[e.index];
+    build.task(p.accesses, estimate(p), [&](std::uint32_t h) { return graph_.bytes(h); });
+    worker_of.push_back(static_cast<std::size_t>(std::max(p.options.worker.value_or(0), 0)));
   }
-  // pending_ is in submission order, so in increasing ids: a task's row is found by bisection (a task of
-  // an earlier wait() has none).
-  const auto row_of = [&](std::uint64_t id) -> std::optional<std::size_t> {
-    const auto it = std::lower_bound(pending_.begin(), pending_.end(), id,
-                                     [](const Pending& p, std::uint64_t v) { return p.id < v; });
-    if (it == pending_.end() || it->id != id) return std::nullopt;
-    return static_cast<std::size_t>(it - pending_.begin());
-  };
-  for (const Dependence& d : dependences_) {
-    if (d.kind != DependenceKind::read_after_write) continue;
-    const auto from = row_of(d.from);
-    const auto to = row_of(d.to);
-    if (from && to) workload.edges.push_back({*from, *to, graph_.bytes(d.handle)});
-  }
+  const Workload workload = build.take();
   const TaskSchedule made = schedule(settings_.scheduler, workload, settings_.link, worker_of);
   stats_.makespan_predicted = made.makespan;
   Plan plan;
@@ -201,33 +198,69 @@ HeadState::Plan HeadState::schedule_pending() {
   return plan;
 }
 
-void HeadState::use(Batch& batch, const Key& key, Version& v, int rank) {
-  if (v.batch_uses.empty()) batch.used.push_back(key);
-  for (auto& [holder, n] : v.batch_uses)
-    if (holder == rank) return void(++n);
-  v.batch_uses.emplace_back(rank, 1);
-}
-
-void HeadState::find_batch_broadcasts(const Plan& plan, Batch& batch) {
-  // Every version read on two or more processes that lack it, found on the plan.
-  if (settings_.broadcast == BroadcastStrategy::nobcast || workers_ <= 1) return;
-  std::vector<PlanStep> steps;
-  for (std::size_t i : plan.order) {
-    for (const Resolved& r : pending_[i].accesses) {
-      if (reads(r.mode)) steps.push_back({false, {r.handle, r.read}, plan.rank[i], plan.urgency[i]});
-      if (writes(r.mode)) steps.push_back({true, {r.handle, r.written}, plan.rank[i], 0});
+void HeadState::plan_data(const Plan& plan, Batch& batch) {
+  // Every access resolved on the rank its task runs on, in submission order: held there, or from its
+  // maker; the versions read on two or more ranks lacking them become broadcasts once settled.
+  batch_ = &batch;
+  accesses_.clear();
+  access_at_.assign(pending_.size(), 0);
+  for (const Event& e : events_) {
+    if (e.kind == Event::enter) {
+      plan_.write(e.index, 0, e.id);
+    } else if (e.kind == Event::read) {
+      reads_[e.index].origin = plan_.datum(reads_[e.index].key.handle).replicas.origin;
+    } else {
+      const Pending& task = pending_[e.index];
+      const int rank = plan.rank[e.index];
+      access_at_[e.index] = accesses_.size();
+      for (const Resolved& r : task.accesses) {
+        TaskAccess a;
+        a.mode = r.mode;
+        a.bytes = graph_.bytes(r.handle);
+        a.read.handle = r.handle;
+        if (reads(r.mode)) {
+          const DataPlan::Read read = plan_.read(r.handle, rank, plan.urgency[e.index]);
+          a.read = read.key;
+          a.source = read.held ? rank : read.origin;
+          a.in_place = r.mode == Mode::inout && versions_.at(read.key).readers_left == 1;
+        }
+        if (writes(r.mode)) a.written = plan_.write(r.handle, rank, task.id).version;
+        accesses_.push_back(a);
+      }
     }
   }
-  batch.broadcasts = plan_broadcasts(steps);
-  for (std::size_t b = 0; b < batch.broadcasts.size(); ++b) {
-    const BroadcastOrder& order = batch.broadcasts[b];
-    batch.broadcast_of.emplace(order.key, b);
-    use(batch, order.key, versions_.at(order.key), order.root);  // the root's send
-  }
+  plan_.end_batch();
+  batch_ = nullptr;
+  batch.broadcasts = order_broadcasts(batch.found, broadcasts_made_, stats_, plan_, settings_, std::nullopt);
+  for (const BroadcastOrder& b : batch.broadcasts)
+    for (std::int32_t r : b.recipients) batch.received.emplace_back(r, b.key.packed());
+  std::sort(batch.received.begin(), batch.received.end());
+}
+
+void HeadState::settled(const DataPlan::Settled& s) {
+  Batch& batch = *batch_;
+  if (s.broadcast) batch.found.push_back({s.key, s.replicas.origin, s.replicas.recipients, s.replicas.priorities, s.made_by});
+  if (!s.superseded) return;
+  const auto it = versions_.find(s.key);
+  if (it == versions_.end()) return;  // released already: superseded before this dispatch, and done
+  it->second.holders.assign(s.replicas.holders.begin(), s.replicas.holders.end());
+  // Per holder of a version superseded in this batch and read in it, the reads and transfers it serves
+  // here: it drops its replica once those are done, without waiting for the head. One read() brings
+  // back is left to the head's releases.
+  if (s.reads.empty()) return;
+  for (const PendingRead& r : reads_)
+    if (r.key == s.key) return;
+  for (int holder : s.replicas.holders)
+    if (holder != 0) batch.budgets[static_cast<std::size_t>(holder)].push_back({s.key, s.uses(holder)});
+}
+
+std::span<const int> HeadState::holders(const Key& key, const Version& v) const {
+  if (plan_.latest(key)) return plan_.datum(key.handle).replicas.holders;
+  return {v.holders.data(), v.holders.size()};
 }
 
 void HeadState::write_tasks(const Plan& plan, Batch& batch) {
-  // Each access resolved where its task runs: read where it is, by a broadcast, or fetched from its maker.
+  // Each task's orders, in the schedule's order, its reads by a broadcast where one brings them.
   running_.reserve(running_.size() + pending_.size());
   for (std::size_t i : plan.order) {
     Pending& task = pending_[i];
@@ -238,36 +271,16 @@ void HeadState::write_tasks(const Plan& plan, Batch& batch) {
     Running running(&nodes_);
     running.rank = rank;
     running.kernel = task.kernel;
-    for (const Resolved& r : task.accesses) {
-      TaskAccess a;
-      a.mode = r.mode;
-      a.bytes = graph_.bytes(r.handle);
-      a.read.handle = r.handle;
+    for (std::size_t k = 0; k < task.accesses.size(); ++k) {
+      TaskAccess a = accesses_[access_at_[i] + k];
       running.total_bytes += a.bytes;
-      if (reads(r.mode)) {
-        a.read.version = r.read;
-        Version& v = versions_.at(a.read);
-        if (std::find(v.holders.begin(), v.holders.end(), rank) != v.holders.end()) {
-          a.source = rank;
-        } else if (batch.broadcast_of.contains(a.read)) {
+      if (reads(a.mode)) {
+        const std::pair<std::int32_t, std::uint64_t> mine{rank, a.read.packed()};
+        if (a.source != rank && std::binary_search(batch.received.begin(), batch.received.end(), mine))
           a.source = by_broadcast;
-          v.holders.push_back(rank);
-        } else {
-          a.source = v.origin;
-          v.holders.push_back(rank);
-          use(batch, a.read, v, a.source);
-        }
-        use(batch, a.read, v, rank);
-        a.in_place = r.mode == Mode::inout && v.readers_left == 1;
         running.reads.push_back(a.read);
       }
-      if (writes(r.mode)) {
-        a.written = r.written;
-        Version& v = versions_.at({r.handle, r.written});
-        v.origin = rank;
-        v.holders = {rank};
-        running.writes.push_back({r.handle, r.written});
-      }
+      if (writes(a.mode)) running.writes.push_back({a.read.handle, a.written});
       writer.access(a);
     }
     writer.arguments(task.arguments);
@@ -276,29 +289,8 @@ void HeadState::write_tasks(const Plan& plan, Batch& batch) {
   }
 }
 
-std::vector<std::vector<Budget>> HeadState::budgets(Batch& batch) {
-  // Per holder of a version already superseded, the reads and transfers it serves there in this batch:
-  // the holder drops its replica once those are done, without waiting for the head.
-  std::vector<std::vector<Budget>> out(static_cast<std::size_t>(size_));
-  std::unordered_set<Key, KeyHash> read_back;
-  for (const PendingRead& r : reads_) read_back.insert(r.key);
-  for (const Key& key : batch.used) {
-    Version& v = versions_.at(key);
-    const auto uses = std::move(v.batch_uses);
-    v.batch_uses.clear();
-    if (graph_.version(key.handle) <= key.version) continue;  // the latest value: a later wait may read it
-    if (read_back.contains(key)) continue;
-    for (int holder : v.holders) {
-      if (holder == 0) continue;
-      const auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.first == holder; });
-      out[static_cast<std::size_t>(holder)].push_back({key, it == uses.end() ? 0u : it->second});
-    }
-  }
-  return out;
-}
-
 void HeadState::send_batch(Batch& batch) {
-  const auto budget = budgets(batch);
+  const auto& budget = batch.budgets;
   // Each process's part in the broadcasts, in id order.
   std::vector<std::vector<const BroadcastOrder*>> parts(static_cast<std::size_t>(size_));
   for (const BroadcastOrder& b : batch.broadcasts) {
@@ -331,7 +323,6 @@ void HeadState::send_batch(Batch& batch) {
 
 void HeadState::ask_read_backs() {
   for (const PendingRead& read : reads_) {
-    const Version& v = versions_.at(read.key);
     const Replica* here = local_.store().find(read.key);
     if (here && here->bytes.data() == handles_[read.key.handle].buffer.data()) {
       land(read.key, read.exit);  // the entered value itself: the program's buffer holds it already
@@ -339,29 +330,8 @@ void HeadState::ask_read_backs() {
     }
     ++reads_left_;
     readbacks_[read.key].push_back(read.exit);
-    post(channel_, v.origin, msg::Fetch{read.key, true});
+    post(channel_, read.origin, msg::Fetch{read.key, true});
   }
-}
-
-std::vector<BroadcastOrder> HeadState::plan_broadcasts(std::span<const PlanStep> steps) {
-  const auto found = find_broadcasts(steps, [&](const Key& key) {
-    const Version& v = versions_.at(key);
-    return Replicas::held(v.origin, {v.holders.begin(), v.holders.end()});
-  });
-  std::vector<BroadcastOrder> out;
-  for (const FoundBroadcast& f : found) {
-    BroadcastOrder b = order_of(f, ++broadcasts_made_, graph_.bytes(f.key.handle));
-    b.sync = settings_.sync;
-    b.strategy = strategy_for(settings_.broadcast, settings_.endpoint, b);
-    count_broadcast(stats_, b);
-    if (settings_.log)
-      std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
-                   static_cast<unsigned long long>(b.id), graph_.name(b.key.handle).c_str(), b.key.version,
-                   static_cast<unsigned long long>(b.bytes), b.root, b.recipients.size(), to_string(b.strategy).c_str(),
-                   b.sync ? ", synchronised" : "");
-    out.push_back(std::move(b));
-  }
-  return out;
 }
 
 void HeadState::on_got(const dyn::Channel::Arrival& a) {
@@ -470,14 +440,13 @@ void HeadState::release_if_unneeded(const Key& key) {
   if (!v.produced || v.readers_left > 0) return;
   if (graph_.version(key.handle) > key.version) {
     // Superseded and read by everyone who will: no replica is needed any more.
-    for (int holder : v.holders) release(holder, key);
+    for (int holder : holders(key, v)) release(holder, key);
     versions_.erase(it);
   } else if (v.exited) {
     // exit(): the program's buffer is the value again, and the workers' replicas go.
-    for (int holder : v.holders)
+    for (int holder : holders(key, v))
       if (holder != 0) release(holder, key);
-    v.holders = {0};
-    v.origin = 0;
+    plan_.returned(key.handle, 0);
     v.exited = false;
     local_.store().put(key, Replica::borrowed(handles_[key.handle].buffer));
   }

@@ -4,6 +4,7 @@
 
 #include "broadcast.hpp"
 #include "coordinator.hpp"
+#include "data_plan.hpp"
 #include "free_lists.hpp"
 #include "graph.hpp"
 #include "protocol/messages.hpp"
@@ -22,7 +23,6 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace herald::runtime::detail {
@@ -64,30 +64,35 @@ class HeadState final : public Coordinator {
   struct PendingRead {
     Key key;
     bool exit;
+    int origin = 0;  // where the value is, once the dispatch has planned it
+  };
+  // What the program asked since the last wait(), in its order: the dispatch plans data in this order
+  // (versions follow submission order whatever the schedule).
+  struct Event {
+    enum Kind : std::uint8_t { enter, read, task } kind;
+    std::uint32_t index;  // enter: the handle; read: into reads_; task: into pending_
+    std::uint64_t id = 0;  // enter: its number
   };
   // The records below come and go with every version and task: they and their lists take their memory
   // from nodes_ (allocator-aware, so the tables hand it to them), not from the heap each time.
+  // A version's life as the head tracks it; where its replicas are is the data plan's (plan_) while it is
+  // the latest, and kept here once superseded, for the releases.
   struct Version {
     using allocator_type = std::pmr::polymorphic_allocator<>;
-    explicit Version(allocator_type a = {}) : holders(a), batch_uses(a) {}
+    explicit Version(allocator_type a = {}) : holders(a) {}
     Version(const Version& o, allocator_type a)
-        : origin(o.origin), holders(o.holders, a), readers_left(o.readers_left), produced(o.produced),
-          exited(o.exited), batch_uses(o.batch_uses, a) {}
+        : holders(o.holders, a), readers_left(o.readers_left), produced(o.produced), exited(o.exited) {}
     Version(Version&& o, allocator_type a)
-        : origin(o.origin), holders(std::move(o.holders), a), readers_left(o.readers_left), produced(o.produced),
-          exited(o.exited), batch_uses(std::move(o.batch_uses), a) {}
+        : holders(std::move(o.holders), a), readers_left(o.readers_left), produced(o.produced), exited(o.exited) {}
     Version(const Version&) = default;
     Version(Version&&) = default;
     Version& operator=(const Version&) = default;
     Version& operator=(Version&&) = default;
 
-    int origin = 0;                 // where it was made (0: entered, or written back by a read)
-    std::pmr::vector<int> holders;  // ranks holding it or planned to
+    std::pmr::vector<int> holders;  // once superseded: the ranks holding it
     std::size_t readers_left = 0;   // scheduled readers (tasks and reads) not done
     bool produced = false;          // its writer has finished
     bool exited = false;            // exit(): once read, only the head keeps it
-    // During dispatch: this batch's uses per rank (its reads there and the transfers it serves).
-    std::pmr::vector<std::pair<int, std::uint32_t>> batch_uses;
   };
   struct WorkerStats {
     std::uint64_t fetches = 0;
@@ -124,25 +129,25 @@ class HeadState final : public Coordinator {
     std::vector<int> urgency;        // per pending_ index, its critical-path priority: its reads travel with it
   };
   struct Batch {
-    std::vector<msg::TasksWriter> writers;           // per rank
+    std::vector<msg::TasksWriter> writers;  // per rank
+    std::vector<FoundBroadcast> found;      // by the data plan, as versions settle
+    std::vector<std::vector<Budget>> budgets;  // per rank
+    std::vector<std::pair<std::int32_t, std::uint64_t>> received;  // (rank, packed version) a broadcast brings, sorted
     std::vector<BroadcastOrder> broadcasts;
-    std::unordered_map<Key, std::size_t, KeyHash> broadcast_of;  // into broadcasts
-    std::vector<Key> used;                           // versions with batch_uses
   };
   void dispatch();
   Plan schedule_pending();
-  void find_batch_broadcasts(const Plan& plan, Batch& batch);
+  void plan_data(const Plan& plan, Batch& batch);
+  void settled(const DataPlan::Settled& s);
   void write_tasks(const Plan& plan, Batch& batch);
-  std::vector<std::vector<Budget>> budgets(Batch& batch);
   void send_batch(Batch& batch);
   void ask_read_backs();
-  void use(Batch& batch, const Key& key, Version& v, int rank);
+  // The ranks holding `key` (the latest version: as planned so far).
+  std::span<const int> holders(const Key& key, const Version& v) const;
   void on_done(const dyn::Channel::Arrival& a);
   void on_failure(const dyn::Channel::Arrival& a);
   void on_readback(const dyn::Channel::Arrival& a);
   void on_got(const dyn::Channel::Arrival& a);
-  // The broadcasts in this dispatch's plan (steps in schedule order), numbered, their strategies chosen.
-  std::vector<BroadcastOrder> plan_broadcasts(std::span<const PlanStep> steps);
   void heard(int rank);
   void land(const Key& key, bool exit);  // a read() has its value in the program's buffer
   void reader_done(const Key& key);
@@ -160,6 +165,11 @@ class HeadState final : public Coordinator {
   std::size_t workers_;
 
   DependencyTracker graph_;
+  DataPlan plan_;
+  Batch* batch_ = nullptr;  // the dispatch's, while it plans data
+  std::vector<Event> events_;
+  std::vector<TaskAccess> accesses_;      // the dispatch's, per pending task from access_at_
+  std::vector<std::size_t> access_at_;
   std::vector<HandleInfo> handles_;
   std::vector<std::size_t> owners_;  // handles_[i].owner, as a span for chosen_worker
   std::vector<Pending> pending_;

@@ -36,7 +36,8 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
     : channel_(channel), local_(local),
       agreement_(channel.comm(), statistic_fields + static_cast<std::size_t>(channel.size())),
       kernels_(kernel_names, kernels, 0), settings_(std::move(settings)), id_(id),
-      rank_(channel.rank()), size_(channel.size()), read_kernel_(kernels_.id(settings_.read_kernel, 0)) {
+      rank_(channel.rank()), size_(channel.size()), read_kernel_(kernels_.id(settings_.read_kernel, 0)),
+      plan_(settings_.broadcast != BroadcastStrategy::nobcast, [this](const DataPlan::Settled& s) { settled(s); }) {
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
   channel_.on(lost_handler, [this](const auto& a) { on_lost(a); });
@@ -68,29 +69,13 @@ Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int own
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
   const auto index = static_cast<std::uint32_t>(handles_.size());
-  Handle h;
-  h.buffer = bytes;
-  h.name = std::move(name);
-  h.bytes = bytes.size();
-  h.owner = owner;
-  handles_.push_back(std::move(h));
-  owners_.push_back(static_cast<std::size_t>(handles_.back().owner));
+  handles_.push_back({bytes});
+  plan_.add(bytes.size(), std::move(name), owner);
+  owners_.push_back(static_cast<std::size_t>(owner));
   mix(0xda7a);
   mix(bytes.size());
   mix(static_cast<std::uint64_t>(owner + 1));
   return Data(id_, index, bytes.size());
-}
-
-ReplicatedState::Handle& ReplicatedState::touch(std::uint32_t index) {
-  Handle& h = handles_[index];
-  if (h.batch != batch_) {
-    h.batch = batch_;
-    h.readers = 0;
-    h.reads_here = 0;
-    h.replicas.served();
-    touched_.push_back(index);
-  }
-  return h;
 }
 
 void ReplicatedState::enter(Data d) {
@@ -105,19 +90,17 @@ void ReplicatedState::enter(Data d) {
 }
 
 void ReplicatedState::apply_enter(std::uint32_t index, std::uint64_t id) {
-  Handle& h = touch(index);
-  settle(index, true);
-  ++h.version;
-  h.replicas.made(h.owner);
-  h.made_by = id;
-  if (h.owner == rank_) local_.store().put({index, h.version}, Replica::borrowed(h.buffer));
+  const int owner = plan_.datum(index).owner;
+  const Key key = plan_.write(index, owner, id);
+  if (owner == rank_) local_.store().put(key, Replica::borrowed(handles_[index].buffer));
 }
 
 void ReplicatedState::read(Data d, bool exit) {
   check_usable();
   Handle& h = handle(d, exit ? "exit" : "read");
   if (!h.valued)
-    throw Error(Errc::invalid_argument, std::string(exit ? "exit" : "read") + " of '" + h.name + "', which has no value yet");
+    throw Error(Errc::invalid_argument, std::string(exit ? "exit" : "read") + " of '" + plan_.datum(d.index_).name +
+                                            "', which has no value yet");
   mix(exit ? 0xe1e1 : 0x4ead);
   mix(d.index_);
   // One task number per rank's copy, so that every task of a trace has its own.
@@ -158,7 +141,7 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
     scratch_.push_back({ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size()), u.mode});
   }
   check_accesses(
-      scratch_, handles_.size(), [&](std::uint32_t h) -> const std::string& { return handles_[h].name; },
+      scratch_, handles_.size(), [&](std::uint32_t h) -> const std::string& { return plan_.datum(h).name; },
       [&](std::uint32_t h) { return handles_[h].valued; }, [&] { return task_name(id, kernel); });
   const TaskInfo info{id, kernel, uses, options.priority, size_};
   std::optional<std::size_t> worker = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_);
@@ -198,70 +181,53 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
     recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
                       .name = recorder->string(kernels_.name(kernel)), .kind = trace::Kind::submit});
   for (const Access& a : accesses) {
-    Handle& h = touch(a.handle);
     if (recorder && reads(a.mode))
       recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
-                        .b = static_cast<std::int64_t>(h.made_by), .kind = trace::Kind::producer});
+                        .b = static_cast<std::int64_t>(plan_.datum(a.handle).made_by), .kind = trace::Kind::producer});
     TaskAccess t;
     t.mode = a.mode;
-    t.bytes = h.bytes;
+    t.bytes = plan_.datum(a.handle).bytes;
     t.read.handle = a.handle;
     if (reads(a.mode)) {
-      t.read.version = h.version;
-      ++h.readers;
-      const bool held = h.replicas.read(rank, urgency);
+      const DataPlan::Read r = plan_.read(a.handle, rank, urgency);
+      t.read = r.key;
       if (mine) {
-        ++h.reads_here;
-        t.source = held ? rank_ : h.replicas.origin;
-        t.in_place = a.mode == Mode::inout && h.readers == 1;
+        t.source = r.held ? rank_ : r.origin;
+        t.in_place = a.mode == Mode::inout && r.first;
       }
     }
     if (writes(a.mode)) {
-      settle(a.handle, true);
-      ++h.version;
-      h.replicas.made(rank);
-      h.made_by = id;
-      t.written = h.version;
+      const Key written = plan_.write(a.handle, rank, id);
+      t.written = written.version;
       if (recorder)
         recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
-                          .e = static_cast<std::int64_t>(Key{a.handle, h.version}.packed()), .kind = trace::Kind::version});
+                          .e = static_cast<std::int64_t>(written.packed()), .kind = trace::Kind::version});
     }
     if (mine) order->accesses.push_back(t);
   }
 }
 
-void ReplicatedState::settle(std::uint32_t index, bool superseded) {
-  Handle& h = handles_[index];
-  if (h.version == 0) return;
-  const Key key{index, h.version};
-  const Replicas& r = h.replicas;
-  const bool broadcast = settings_.broadcast != BroadcastStrategy::nobcast && r.recipients.size() >= 2;
-  if (broadcast) found_.push_back({key, r.origin, r.recipients, r.priorities, h.made_by});  // ready_step: made_by
+void ReplicatedState::settled(const DataPlan::Settled& s) {
+  const Replicas& r = s.replicas;
+  if (s.broadcast) found_.push_back({s.key, r.origin, r.recipients, r.priorities, s.made_by});
   // A small version travels inside one frame, as an eager MPI message does: its maker sends it to each
   // reader as soon as it is made instead of waiting to be asked (a message less, and no round trip when
   // the reader asks late). Larger ones are fetched when a task needs them, so that early copies do not
   // take the links and memory from what is needed first.
-  if (!broadcast && h.bytes <= push_bytes) {
+  if (!s.broadcast && plan_.datum(s.key.handle).bytes <= push_bytes) {
     if (r.origin == rank_)
-      for (int to : r.recipients) pushes_.push_back({key, to});
+      for (int to : r.recipients) pushes_.push_back({s.key, to});
     else if (contains(r.recipients, rank_))
-      pushed_here_.push_back(key);
+      pushed_here_.push_back(s.key);
   }
-  if (superseded && r.holds(rank_)) {
-    // This rank's uses of a version nobody will read again: its reads, and its sends as the origin (one
-    // broadcast, or one fetch per recipient). The replica goes once they are done.
-    const auto sends = r.origin != rank_ ? 0U : broadcast ? 1U : static_cast<std::uint32_t>(r.recipients.size());
-    budgets_.push_back({key, h.reads_here + sends});
-  }
-  h.replicas.served();
-  h.readers = 0;
-  h.reads_here = 0;
+  // This rank's uses of a version nobody will read again: the replica goes once they are done.
+  if (s.superseded && r.holds(rank_)) budgets_.push_back({s.key, s.uses(rank_)});
 }
 
 double ReplicatedState::estimate(const Deferred& task) const {
   if (const KernelCost* cost = kernels_.cost(task.kernel)) {
     std::vector<std::size_t> sizes;
-    for (const Access& a : task.accesses) sizes.push_back(handles_[a.handle].bytes);
+    for (const Access& a : task.accesses) sizes.push_back(plan_.datum(a.handle).bytes);
     return std::max(0.0, (*cost)(sizes));
   }
   return unknown_task_seconds;
@@ -270,23 +236,15 @@ double ReplicatedState::estimate(const Deferred& task) const {
 void ReplicatedState::schedule_deferred() {
   // The graph since the last wait, as the head builds it: tasks in submission order, read-after-write edges
   // (enter and read are not tasks to place; they keep their place in the order).
-  Workload workload;
-  workload.workers = static_cast<std::size_t>(size_);
+  WorkloadBuilder build(static_cast<std::size_t>(size_), plan_.size());
   std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
-  std::vector<std::optional<std::size_t>> writer(handles_.size());
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     const Deferred& d = deferred_[i];
-    if (d.kind != Deferred::task) {
-      if (d.kind == Deferred::enter) writer[d.accesses[0].handle].reset();
-      continue;
-    }
-    task_of[i] = workload.compute.size();
-    workload.compute.emplace_back(workload.workers, estimate(d));
-    for (const Access& a : d.accesses) {
-      if (reads(a.mode) && writer[a.handle]) workload.edges.push_back({*writer[a.handle], task_of[i], handles_[a.handle].bytes});
-      if (writes(a.mode)) writer[a.handle] = task_of[i];
-    }
+    if (d.kind == Deferred::enter) build.entered(d.accesses[0].handle);
+    if (d.kind != Deferred::task) continue;
+    task_of[i] = build.task(d.accesses, estimate(d), [&](std::uint32_t h) { return plan_.datum(h).bytes; });
   }
+  const Workload workload = build.take();
   const TaskSchedule plan = schedule(Scheduler::heft, workload, settings_.link);
   const std::vector<int> urgency = critical_path_priorities(workload, settings_.link);
   stats_.makespan_predicted = plan.makespan;
@@ -311,28 +269,6 @@ void ReplicatedState::schedule_deferred() {
   sorted.reserve(orders_.size());
   for (std::size_t i : by_start) sorted.push_back(std::move(orders_[i]));
   orders_ = std::move(sorted);
-}
-
-std::vector<BroadcastOrder> ReplicatedState::plan_broadcasts() {
-  // Every rank found the same broadcasts; numbered in the order their versions were made (a topological
-  // order), each rank keeps those it takes part in.
-  // ready_step holds the number of the task (or enter) that made the version.
-  std::stable_sort(found_.begin(), found_.end(),
-                   [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.ready_step < b.ready_step; });
-  std::vector<BroadcastOrder> mine;
-  for (const FoundBroadcast& f : found_) {
-    BroadcastOrder b = order_of(f, ++broadcasts_made_, handles_[f.key.handle].bytes);
-    count_broadcast(stats_, b);
-    if (b.root != rank_ && !contains(f.recipients, rank_)) continue;
-    b.strategy = strategy_for(settings_.broadcast, settings_.endpoint, b);
-    if (settings_.log)
-      std::fprintf(stderr, "herald runtime: rank %d: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s\n",
-                   rank_, static_cast<unsigned long long>(b.id), handles_[b.key.handle].name.c_str(), b.key.version,
-                   static_cast<unsigned long long>(b.bytes), b.root, b.recipients.size(), to_string(b.strategy).c_str());
-    mine.push_back(std::move(b));
-  }
-  found_.clear();
-  return mine;
 }
 
 template <class Done>
@@ -425,14 +361,15 @@ void ReplicatedState::wait() {
     const double trace_started = recorder ? recorder->now() : 0;
     const std::size_t tasks = batch_tasks_;
     if (!deferred_.empty()) schedule_deferred();
-    for (std::uint32_t index : touched_) settle(index, false);
+    plan_.end_batch();
     heard_ = told_ = LoopClock::now();
     // Before any byte moves: the same work on every rank, or none of it runs.
     if (!agree(Sync::wait_start, fingerprint_))
       throw Error(Errc::invalid_argument,
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
-    std::vector<BroadcastOrder> broadcasts = plan_broadcasts();
+    // Every rank found the same broadcasts and numbers them alike; each keeps those it takes part in.
+    std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_made_, stats_, plan_, settings_, rank_);
     // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
     // a task needs it.
     received_.clear();  // packed keys, sorted: a reused vector, where a set would allocate per wait()
@@ -460,10 +397,8 @@ void ReplicatedState::wait() {
     budgets_.clear();
     pushes_.clear();
     pushed_here_.clear();
-    touched_.clear();
     fingerprint_ = 0;
     batch_tasks_ = 0;
-    ++batch_;
 
     serve_until([&] { return local_.unfinished() == 0 || failed_somewhere_; });
     // Once every rank is here, every task ran and every transfer landed; the same reduction sums the
@@ -490,10 +425,11 @@ void ReplicatedState::wait() {
     for (std::uint32_t index : exits_) {
       Handle& h = handles_[index];
       h.exit = false;
-      const Key key{index, h.version};
+      const DataPlan::Datum& datum = plan_.datum(index);
+      const Key key{index, datum.version};
       local_.store().release(key);
-      if (h.owner == rank_) local_.store().put(key, Replica::borrowed(h.buffer));
-      h.replicas.made(h.owner);
+      if (datum.owner == rank_) local_.store().put(key, Replica::borrowed(h.buffer));
+      plan_.returned(index, datum.owner);
     }
     exits_.clear();
   } catch (...) {

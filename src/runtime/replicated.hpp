@@ -13,6 +13,7 @@
 
 #include "broadcast.hpp"
 #include "coordinator.hpp"
+#include "data_plan.hpp"
 #include "kernels.hpp"
 #include "agreement.hpp"
 #include "protocol/messages.hpp"
@@ -52,21 +53,11 @@ class ReplicatedState final : public Coordinator {
   void failed_here(std::uint64_t task, std::string_view kernel, const std::string& what);
 
  private:
-  // A datum, as every rank sees it.
+  // What this rank keeps of a datum beside the data plan's record (the same on every rank).
   struct Handle {
     std::span<std::byte> buffer;  // this rank's
-    std::string name;
-    std::size_t bytes = 0;
-    int owner = 0;                // its rank
-    std::uint32_t version = 0;    // the latest; 0: no value yet
-    Replicas replicas;            // of the latest version; its recipients: this batch's
-    std::uint64_t made_by = 0;    // the number of the task (or enter) that made it
     bool valued = false;          // entered or written by a task submitted so far (heft places them later)
-    // This batch (since the last wait()), reset when first touched in the next.
-    std::uint64_t batch = 0;
-    std::uint32_t readers = 0;       // tasks reading the latest version, on any rank
-    std::uint32_t reads_here = 0;    // of which on this rank
-    bool exit = false;               // exit() asked: the owner's buffer becomes the value again
+    bool exit = false;            // exit() asked: the owner's buffer becomes the value again
   };
   // What the program asked, kept until wait() where the scheduler needs the whole graph (heft).
   struct Deferred {
@@ -84,15 +75,13 @@ class ReplicatedState final : public Coordinator {
   void mix(std::uint64_t value) noexcept;
   void apply_enter(std::uint32_t index, std::uint64_t id);
   void apply_read(std::uint32_t index, bool exit, std::uint64_t id);
-  Handle& touch(std::uint32_t index);
   // Resolves one task (submission order) run by `rank`: every rank's records; this rank's order if its own.
   // `urgency`: the priority its reads travel with (its critical-path priority where the graph is known).
   void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
              int priority, int urgency, int rank, double start);
-  // The latest version of `index` has had all its reads of this batch (superseded: and all it will have).
-  void settle(std::uint32_t index, bool superseded);
+  // A version has had all its reads of this batch (superseded: and all it will have).
+  void settled(const DataPlan::Settled& s);
   void schedule_deferred();
-  std::vector<BroadcastOrder> plan_broadcasts();
   double estimate(const Deferred& task) const;
   // Runs the worker and the channel until `done`, telling the next rank it is alive and watching the one
   // before; throws worker_lost when that one has been silent past the timeout.
@@ -115,19 +104,18 @@ class ReplicatedState final : public Coordinator {
   int size_;
   std::uint32_t read_kernel_;
 
+  DataPlan plan_;
   std::vector<Handle> handles_;
   std::vector<std::size_t> owners_;  // per handle, its owner (a worker is a rank here)
   std::uint64_t next_id_ = 0;
-  std::uint64_t batch_ = 1;
   std::uint64_t batch_tasks_ = 0;      // tasks submitted since the last wait() (round_robin)
   std::uint64_t fingerprint_ = 0;      // of everything submitted since the last wait()
-  std::vector<std::uint32_t> touched_;  // handles used since the last wait()
   std::vector<std::uint32_t> exits_;    // handles exit() named since the last wait()
   std::vector<Deferred> deferred_;
   std::vector<TaskOrder> orders_;       // this rank's tasks since the last wait()
   std::vector<double> starts_;          // their planned starts (heft), to order them
   std::vector<std::pair<Key, std::uint32_t>> budgets_;
-  std::vector<FoundBroadcast> found_;  // ready_step: the number of what made the version
+  std::vector<FoundBroadcast> found_;
   std::vector<std::pair<Key, int>> pushes_;  // small versions this rank makes, and a rank to send each to
   std::vector<Key> pushed_here_;             // small versions made elsewhere that are sent here unasked
   std::vector<std::uint64_t> received_;      // wait(): the versions that come here unasked, packed, sorted

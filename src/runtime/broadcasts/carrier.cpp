@@ -2,6 +2,10 @@
 
 #include <herald/error.hpp>
 
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
 namespace herald::runtime::detail {
 
 std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const CarrierContext& context) {
@@ -16,16 +20,34 @@ std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const
   throw Error(Errc::invalid_argument, "no carrier for broadcast strategy " + to_string(strategy));
 }
 
-BroadcastStrategy strategy_for(BroadcastStrategy setting, dyn::Endpoint* endpoint, const BroadcastOrder& b) {
-  if (setting != BroadcastStrategy::automatic) return setting;
-  const dyn::Shape shape = endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
-  return shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
-}
-
-void count_broadcast(Statistics& stats, const BroadcastOrder& b) {
-  ++stats.broadcasts;
-  stats.broadcast_recipients += b.recipients.size();
-  stats.broadcast_bytes += b.bytes * b.recipients.size();
+std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, std::uint64_t& made,
+                                             Statistics& stats, const DataPlan& plan,
+                                             const ControlSettings& settings, std::optional<int> rank) {
+  std::stable_sort(found.begin(), found.end(),
+                   [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.made_by < b.made_by; });
+  std::vector<BroadcastOrder> out;
+  for (const FoundBroadcast& f : found) {
+    BroadcastOrder b = order_of(f, ++made, plan.datum(f.key.handle).bytes);
+    ++stats.broadcasts;
+    stats.broadcast_recipients += b.recipients.size();
+    stats.broadcast_bytes += b.bytes * b.recipients.size();
+    if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())
+      continue;
+    b.sync = settings.sync;  // head control only (replicated control refuses it): the head says go
+    b.strategy = settings.broadcast;
+    if (b.strategy == BroadcastStrategy::automatic) {
+      const dyn::Shape shape = settings.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
+      b.strategy = shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
+    }
+    if (settings.log)
+      std::fprintf(stderr, "herald runtime: %sbroadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
+                   rank ? ("rank " + std::to_string(*rank) + ": ").c_str() : "", static_cast<unsigned long long>(b.id),
+                   plan.datum(b.key.handle).name.c_str(), b.key.version, static_cast<unsigned long long>(b.bytes),
+                   b.root, b.recipients.size(), to_string(b.strategy).c_str(), b.sync ? ", synchronised" : "");
+    out.push_back(std::move(b));
+  }
+  found.clear();
+  return out;
 }
 
 }  // namespace herald::runtime::detail

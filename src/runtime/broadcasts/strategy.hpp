@@ -6,6 +6,8 @@
 // (herald/runtime/broadcast.hpp).
 #pragma once
 
+#include "../coordinator.hpp"
+#include "../data_plan.hpp"
 #include "../protocol/post.hpp"
 #include "../store.hpp"
 
@@ -17,6 +19,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -71,12 +74,16 @@ class PendingRoots {
   std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
 };
 
-// The strategy of one broadcast under the runtime's setting: the setting, or for `auto` the dynamic
-// broadcast's cost model's choice (`endpoint` prices its shapes): where its cheapest shape is the loop of
-// sends, the runtime's plain messages do it without the dynamic broadcast's machinery.
-BroadcastStrategy strategy_for(BroadcastStrategy setting, dyn::Endpoint* endpoint, const BroadcastOrder& b);
-// A broadcast the plan made, in the run's statistics (every control counts every broadcast once).
-void count_broadcast(Statistics& stats, const BroadcastOrder& b);
+// The broadcasts a batch's data plan found, numbered from `made` + 1 in the order their versions were made,
+// their recipients most urgent first, each counted in the run's statistics (every control counts every
+// broadcast once). Those this process takes part in (`rank`; every one for the head, which orders them)
+// come back with their strategy: the setting, or for `auto` the dynamic broadcast's cost model's choice
+// (`endpoint` prices its shapes; where its cheapest is the loop of sends, the runtime's plain messages do
+// it without the dynamic broadcast's machinery), synchronised under the head where `settings.sync` asks.
+// `settings.log` prints one line each.
+std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, std::uint64_t& made,
+                                             Statistics& stats, const DataPlan& plan,
+                                             const ControlSettings& settings, std::optional<int> rank);
 
 // The carrier of a strategy (never nobcast or automatic, which the plan resolves before).
 std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const CarrierContext& context);
