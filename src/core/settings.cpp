@@ -58,6 +58,8 @@ constexpr std::array table = {
     Setting{"HERALD_DYN_FRAME_SLOT", bytes, "16K", "", "dyn", "size of each pre-posted receive slot for message headers", ""},
     Setting{"HERALD_DYN_WINDOW", bytes, "512K", "0: no bound", "dyn",
             "bulk bytes a rank keeps on the wire to one rank at once", ""},
+    Setting{"HERALD_DYN_WINDOW_PIECES", count, "2", "0: no bound", "dyn",
+            "bulk pieces a rank keeps on the wire to one rank at once", ""},
     Setting{"HERALD_DYN_TOTAL_WINDOW", bytes, "0", "0: no bound", "dyn",
             "bulk bytes a rank keeps on the wire to all ranks together", ""},
     Setting{"HERALD_DYN_PROGRESS_THREAD", switch_, "0", "", "dyn", "a progress thread advances active messages", ""},

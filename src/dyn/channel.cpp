@@ -40,6 +40,12 @@ Channel::Options Channel::Options::from_environment() {
   }
   if (const auto text = environment("HERALD_DYN_FRAME_SLOT")) o.slot_bytes = parse_bytes(*text, "HERALD_DYN_FRAME_SLOT");
   if (const auto text = environment("HERALD_DYN_WINDOW")) o.window = parse_bytes(*text, "HERALD_DYN_WINDOW");
+  if (const auto text = environment("HERALD_DYN_WINDOW_PIECES")) {
+    const long long pieces = parse_count(*text, "HERALD_DYN_WINDOW_PIECES");
+    if (pieces < 0)
+      throw Error(Errc::invalid_argument, "HERALD_DYN_WINDOW_PIECES '" + *text + "' must be 0 (no bound) or more");
+    o.window_pieces = static_cast<std::size_t>(pieces);
+  }
   if (const auto text = environment("HERALD_DYN_TOTAL_WINDOW"))
     o.total_window = parse_bytes(*text, "HERALD_DYN_TOTAL_WINDOW");
   return o;
@@ -63,7 +69,8 @@ Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   std::vector<int> link(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) link[static_cast<std::size_t>(r)] = r;
   queue_ = SendQueue<Queued>(std::move(link),
-                             {.window = options_.window, .total = options_.total_window, .patience = options_.patience});
+                             {.window = options_.window, .total = options_.total_window, .pieces = options_.window_pieces,
+                              .patience = options_.patience});
   slots_.resize(options_.slot_bytes * slot_count);
   slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
   for (int i = 0; i < slot_count; ++i) {

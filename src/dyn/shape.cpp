@@ -49,7 +49,7 @@ SendWindow channel_window(const Schedule& schedule) {
   const auto fit = [piece](std::size_t window) {
     return static_cast<int>(std::clamp<std::size_t>(window / piece, 1, 1 << 20));
   };
-  return {.per_rank = default_total_window == 0 ? all : fit(default_total_window), .per_peer = fit(default_bulk_window)};
+  return {.per_rank = default_total_window == 0 ? all : fit(default_total_window), .per_peer = std::min(fit(default_bulk_window), default_window_pieces == 0 ? all : static_cast<int>(default_window_pieces))};
 }
 
 Price price_of(const Schedule& schedule, const CostModel& model, Forwarding forwarding) {

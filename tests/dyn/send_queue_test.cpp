@@ -53,6 +53,21 @@ TEST(SendQueue, BulkBytesOnALinkStayWithinTheWindowButOneMessageAlwaysLeaves) {
   EXPECT_EQ(q.on_wire(0), 500u);
 }
 
+TEST(SendQueue, BulkPiecesOnALinkStayWithinTheirBound) {
+  Queue q({0, 0, 1}, {.window = 1000, .pieces = 2, .patience = 0});
+  for (int i = 0; i < 3; ++i) q.push(1, 0, 10, i);
+  q.push(2, 0, 10, 3);  // another link
+  q.push(1, 0, 0, 4);   // small: no bound
+  auto a = q.pop(), b = q.pop();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(std::vector<int>({a->item, b->item}), (std::vector<int>{0, 1}));
+  EXPECT_EQ(drain(q), (std::vector<int>{3, 4})) << "a third piece on link 0 waits, though its bytes fit";
+  q.landed(a->dest, a->bulk);
+  auto c = q.pop();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->item, 2);
+}
+
 TEST(SendQueue, AnUrgentPieceQueuedLaterOvertakesBulkWaitingForRoom) {
   Queue q({0, 0, 0, 0}, {.window = 100, .patience = 0});
   for (int i = 0; i < 4; ++i) q.push(1, 0, 100, i);  // a low-priority broadcast's pieces
@@ -147,9 +162,10 @@ struct Reference {
     std::uint64_t queued_at;
   };
   std::array<int, 3> link_of{0, 0, 1};
-  std::size_t window = 6, total = 9, patience = 3;
+  std::size_t window = 6, total = 9, pieces = 2, patience = 3;
   std::vector<Item> queued;  // in queue order
   std::array<std::size_t, 2> on_wire{};
+  std::array<std::size_t, 2> pieces_on_wire{};
   std::uint64_t departures = 0;
 
   bool total_room(const Item& m) const {
@@ -158,8 +174,9 @@ struct Reference {
   }
   bool room(const Item& m) const {
     if (m.bulk == 0) return true;
-    const std::size_t w = on_wire[static_cast<std::size_t>(link_of[static_cast<std::size_t>(m.dest)])];
-    return (w == 0 || w + m.bulk <= window) && total_room(m);
+    const auto link = static_cast<std::size_t>(link_of[static_cast<std::size_t>(m.dest)]);
+    const std::size_t w = on_wire[link];
+    return (w == 0 || (w + m.bulk <= window && pieces_on_wire[link] < pieces)) && total_room(m);
   }
   int lane(const Item& m) const { return m.bulk == 0 ? 2 : link_of[static_cast<std::size_t>(m.dest)]; }
   std::optional<Item> pop() {
@@ -190,14 +207,17 @@ struct Reference {
     if (!chosen) return std::nullopt;
     Item m = queued[*chosen];
     queued.erase(queued.begin() + static_cast<std::ptrdiff_t>(*chosen));
-    if (m.bulk > 0) on_wire[static_cast<std::size_t>(link_of[static_cast<std::size_t>(m.dest)])] += m.bulk;
+    if (m.bulk > 0) {
+      on_wire[static_cast<std::size_t>(link_of[static_cast<std::size_t>(m.dest)])] += m.bulk;
+      ++pieces_on_wire[static_cast<std::size_t>(link_of[static_cast<std::size_t>(m.dest)])];
+    }
     ++departures;
     return m;
   }
 };
 
 struct Both {
-  Queue queue{{0, 0, 1}, {.window = 6, .total = 9, .patience = 3}};
+  Queue queue{{0, 0, 1}, {.window = 6, .total = 9, .pieces = 2, .patience = 3}};
   Reference reference;
   std::vector<Queue::Departure> in_flight;  // departed, not landed, oldest first
   int next_id = 0;
@@ -207,7 +227,7 @@ struct Both {
 // or the oldest departed message landing.
 constexpr int push_ops = 3 * 2 * 3;
 constexpr int op_count = push_ops + 2;
-constexpr std::array<std::size_t, 3> sizes{0, 3, 8};  // 3 + 3 fills the window of 6 exactly
+constexpr std::array<std::size_t, 3> sizes{0, 2, 8};  // three of 2 fit the window of 6, not the bound of 2 pieces
 
 void apply(Both& s, int op) {
   if (op < push_ops) {
@@ -230,7 +250,11 @@ void apply(Both& s, int op) {
     const Queue::Departure d = s.in_flight.front();
     s.in_flight.erase(s.in_flight.begin());
     s.queue.landed(d.dest, d.bulk);
-    if (d.bulk > 0) s.reference.on_wire[static_cast<std::size_t>(s.reference.link_of[static_cast<std::size_t>(d.dest)])] -= d.bulk;
+    if (d.bulk > 0) {
+      const auto link = static_cast<std::size_t>(s.reference.link_of[static_cast<std::size_t>(d.dest)]);
+      s.reference.on_wire[link] -= d.bulk;
+      --s.reference.pieces_on_wire[link];
+    }
   }
   for (int link = 0; link < 2; ++link) {
     const std::size_t w = s.queue.on_wire(link);
@@ -240,6 +264,10 @@ void apply(Both& s, int op) {
     for (const auto& d : s.in_flight)
       if (d.bulk == w && d.bulk > 0 && s.reference.link_of[static_cast<std::size_t>(d.dest)] == link) one_alone = true;
     ASSERT_TRUE(w <= 6 || one_alone) << "link " << link << " carries " << w << " bytes";
+    const auto pieces = std::count_if(s.in_flight.begin(), s.in_flight.end(), [&](const auto& d) {
+      return d.bulk > 0 && s.reference.link_of[static_cast<std::size_t>(d.dest)] == link;
+    });
+    ASSERT_LE(pieces, 2) << "link " << link << " carries " << pieces << " pieces";
   }
   const std::size_t all = s.queue.on_wire();
   ASSERT_TRUE(all <= 9 || (s.in_flight.size() == 1)) << "all links carry " << all << " bytes";

@@ -63,14 +63,16 @@ class Channel {
     std::size_t slot_bytes = 16 * 1024;
     // Bulk payload bytes on the wire to one rank at once; a payload always leaves when none is. 0: no bound.
     std::size_t window = default_bulk_window;
+    // ...and at most this many bulk pieces to one rank at once (0: no bound).
+    std::size_t window_pieces = default_window_pieces;
     // ...and to all ranks together (this rank's link); a payload always leaves when none is. 0: no bound.
     std::size_t total_window = default_total_window;
     // Departures that may overtake a queued message before it goes first (send_queue.hpp). 0: none.
     std::size_t patience = default_patience;
 
     // The defaults, with what the environment sets: HERALD_MAX_MESSAGE_BYTES (max_piece),
-    // HERALD_DYN_FRAME_SLOT (slot_bytes), HERALD_DYN_WINDOW (window) and HERALD_DYN_TOTAL_WINDOW
-    // (total_window). Bad values throw herald::Error.
+    // HERALD_DYN_FRAME_SLOT (slot_bytes), HERALD_DYN_WINDOW (window), HERALD_DYN_WINDOW_PIECES
+    // (window_pieces) and HERALD_DYN_TOTAL_WINDOW (total_window). Bad values throw herald::Error.
     static Options from_environment();
   };
 

@@ -3,8 +3,8 @@
 //
 // - The most urgent message goes next (higher priority first, then the one queued first).
 // - Bulk bytes on the wire are bounded per link: a message of `bulk` bytes leaves only while its link
-//   carries at most `window - bulk` bytes of others, or none, and all links together at most
-//   `total - bulk`, or none. What waits for room can be overtaken by a more urgent message that arrives
+//   carries at most `window - bulk` bytes of others and fewer than `pieces` bulk messages, or none, and
+//   all links together at most `total - bulk`, or none. What waits for room can be overtaken by a more urgent message that arrives
 //   later, which a bound in messages per broadcast (or bytes handed to MPI in queue order) would not
 //   allow: the bytes MPI already has are bytes an urgent piece waits behind.
 // - Small messages (bulk 0: control frames, inline payloads) have no window: they leave in priority order
@@ -34,6 +34,7 @@ class SendQueue {
   struct Options {
     std::size_t window = 0;    // bulk bytes on one link at once; 0: no bound
     std::size_t total = 0;     // bulk bytes on all links at once; 0: no bound
+    std::size_t pieces = 0;    // bulk messages on one link at once; 0: no bound
     std::size_t patience = 0;  // departures a message may be overtaken by; 0: none (strict priority)
   };
   struct Departure {
@@ -55,6 +56,7 @@ class SendQueue {
     lanes_.resize(static_cast<std::size_t>(links) + 1);
     listed_.assign(lanes_.size(), false);
     on_wire_.assign(static_cast<std::size_t>(links), 0);
+    pieces_on_wire_.assign(static_cast<std::size_t>(links), 0);
   }
 
   void push(int dest, int priority, std::size_t bulk, T item) {
@@ -129,9 +131,11 @@ class SendQueue {
   // `bulk` bytes of a departed message to `dest` are off the wire.
   void landed(int dest, std::size_t bulk) {
     if (bulk == 0) return;
-    std::size_t& bytes = on_wire_.at(static_cast<std::size_t>(link_of_.at(static_cast<std::size_t>(dest))));
-    if (bytes < bulk) throw std::logic_error("SendQueue: more bytes landed than left");
+    const auto link = static_cast<std::size_t>(link_of_.at(static_cast<std::size_t>(dest)));
+    std::size_t& bytes = on_wire_.at(link);
+    if (bytes < bulk || pieces_on_wire_[link] == 0) throw std::logic_error("SendQueue: more bytes landed than left");
     bytes -= bulk;
+    --pieces_on_wire_[link];
     total_ -= bulk;
   }
 
@@ -169,7 +173,10 @@ class SendQueue {
   bool room(int lane, std::size_t bulk) const noexcept {
     if (lane == small_lane_) return true;
     const std::size_t bytes = on_wire_[static_cast<std::size_t>(lane)];
-    return (options_.window == 0 || bytes == 0 || bytes + bulk <= options_.window) && total_room(bulk);
+    const std::size_t pieces = pieces_on_wire_[static_cast<std::size_t>(lane)];
+    const bool fits = (options_.window == 0 || bytes + bulk <= options_.window) &&
+                      (options_.pieces == 0 || pieces < options_.pieces);
+    return (bytes == 0 || fits) && total_room(bulk);
   }
   bool total_room(std::size_t bulk) const noexcept {
     return options_.total == 0 || total_ == 0 || total_ + bulk <= options_.total;
@@ -178,6 +185,7 @@ class SendQueue {
     Entry& e = slots_[slot];
     if (e.lane != small_lane_) {
       on_wire_[static_cast<std::size_t>(e.lane)] += e.bulk;
+      ++pieces_on_wire_[static_cast<std::size_t>(e.lane)];
       total_ += e.bulk;
     }
     Departure d{std::move(*e.item), e.dest, e.priority, e.bulk};
@@ -195,6 +203,7 @@ class SendQueue {
   std::vector<bool> listed_;            // the lane is in active_
   std::vector<int> active_;             // lanes that may hold messages
   std::vector<std::size_t> on_wire_;    // per link: bulk bytes departed and not landed
+  std::vector<std::size_t> pieces_on_wire_;  // per link: bulk messages departed and not landed
   std::size_t total_ = 0;               // ...over all links
   std::vector<Entry> slots_;
   std::vector<std::size_t> free_;
