@@ -1,4 +1,4 @@
-// The data plan of both controls (seed 002's on-demand data): for each datum its latest version, where that
+// The data plan of both controls (seed 000's on-demand data delivery): for each datum its latest version, where that
 // version's replicas are and who reads it in this batch, as the tasks are placed in submission order on the
 // ranks a scheduler chose. When a version has had every read of the batch (the batch ends, or a write
 // supersedes it), it is settled: a version read on two or more processes that lacked it is a broadcast,
