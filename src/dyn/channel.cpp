@@ -40,12 +40,8 @@ Channel::Options Channel::Options::from_environment() {
   }
   if (const auto text = environment("HERALD_DYN_FRAME_SLOT")) o.slot_bytes = parse_bytes(*text, "HERALD_DYN_FRAME_SLOT");
   if (const auto text = environment("HERALD_DYN_WINDOW")) o.window = parse_bytes(*text, "HERALD_DYN_WINDOW");
-  if (const auto text = environment("HERALD_DYN_WINDOW_PIECES")) {
-    const long long pieces = parse_count(*text, "HERALD_DYN_WINDOW_PIECES");
-    if (pieces < 0)
-      throw Error(Errc::invalid_argument, "HERALD_DYN_WINDOW_PIECES '" + *text + "' must be 0 (no bound) or more");
-    o.window_pieces = static_cast<std::size_t>(pieces);
-  }
+  if (const auto text = environment("HERALD_DYN_WINDOW_PIECES"))
+    o.window_pieces = static_cast<std::size_t>(parse_count(*text, "HERALD_DYN_WINDOW_PIECES"));
   if (const auto text = environment("HERALD_DYN_TOTAL_WINDOW"))
     o.total_window = parse_bytes(*text, "HERALD_DYN_TOTAL_WINDOW");
   return o;

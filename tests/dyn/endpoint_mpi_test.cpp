@@ -764,25 +764,18 @@ TEST(Dyn, BadConfigurationIsRefusedAtConstruction) {
     unsetenv("HERALD_DYN_ALGORITHM");
   }
   EXPECT_THROW(Endpoint(MPI_COMM_NULL), Error);
-  if (!std::getenv("HERALD_DYN_WINDOW")) {
-    setenv("HERALD_DYN_WINDOW", "wide", 1);
+  // The send queue's bounds: a bad value is refused by name (a negative count too).
+  for (const auto& [name, bad] : {std::pair{"HERALD_DYN_WINDOW", "wide"}, std::pair{"HERALD_DYN_TOTAL_WINDOW", "all"},
+                                  std::pair{"HERALD_DYN_WINDOW_PIECES", "-1"}}) {
+    if (std::getenv(name)) continue;
+    setenv(name, bad, 1);
     try {
       Endpoint ep(MPI_COMM_WORLD);
-      ADD_FAILURE() << "HERALD_DYN_WINDOW=wide accepted";
+      ADD_FAILURE() << name << "=" << bad << " accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("HERALD_DYN_WINDOW"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
     }
-    unsetenv("HERALD_DYN_WINDOW");
-  }
-  if (!std::getenv("HERALD_DYN_TOTAL_WINDOW")) {
-    setenv("HERALD_DYN_TOTAL_WINDOW", "all", 1);
-    try {
-      Endpoint ep(MPI_COMM_WORLD);
-      ADD_FAILURE() << "HERALD_DYN_TOTAL_WINDOW=all accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("HERALD_DYN_TOTAL_WINDOW"), std::string::npos) << e.what();
-    }
-    unsetenv("HERALD_DYN_TOTAL_WINDOW");
+    unsetenv(name);
   }
   // On a channel shared with its owner: none, or a progress thread of its own, is refused before anything
   // collective (every rank refuses alike).
