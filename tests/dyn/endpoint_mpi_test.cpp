@@ -19,6 +19,7 @@
 #include <numeric>
 #include <random>
 #include <thread>
+#include <utility>
 
 namespace herald::dyn {
 namespace {
