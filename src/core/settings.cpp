@@ -72,6 +72,8 @@ constexpr std::array table = {
             "how a version read on several workers that lack it moves", "HERALD_RT_BCAST"},
     Setting{"HERALD_RUNTIME_BCAST_SYNC", switch_, "0", "", "runtime",
             "a broadcast's recipients run no task reading it until every recipient has it", "HERALD_RT_BCAST_SYNC"},
+    Setting{"HERALD_RUNTIME_SPREAD_FORWARDING", switch_, "1", "", "runtime",
+            "dynbcast's trees spread the forwarding over the ranks by what each has sent (0: dyn's own tree)", ""},
     Setting{"HERALD_RUNTIME_LOG", switch_, "0", "", "runtime", "the head prints one line per broadcast it finds",
             "HERALD_RT_LOG"},
     Setting{"HERALD_RUNTIME_TIMEOUT", seconds, "60", "", "runtime", "seconds a worker may stay silent before it is lost", ""},

@@ -198,6 +198,9 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
   if (!options.priorities.empty() && options.priorities.size() != recipients.size())
     throw Error(Errc::invalid_argument, std::to_string(options.priorities.size()) + " priorities for " +
                                             std::to_string(recipients.size()) + " recipients");
+  if (!options.parents.empty() && options.parents.size() != recipients.size())
+    throw Error(Errc::invalid_argument, std::to_string(options.parents.size()) + " parents for " +
+                                            std::to_string(recipients.size()) + " recipients");
   for (int r : recipients) check_peer(r, "recipient");
   if (recipients.size() > 1) {
     sorted_.assign(recipients.begin(), recipients.end());
@@ -205,6 +208,8 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     if (auto dup = std::adjacent_find(sorted_.begin(), sorted_.end()); dup != sorted_.end())
       throw Error(Errc::invalid_argument, "recipient " + std::to_string(*dup) + " is listed twice");
   }
+  // The caller's tree is checked here too, before anything moves (it throws naming the recipient).
+  const std::optional<Tree> given = options.parents.empty() ? std::nullopt : std::optional(tree_of_parents(options.parents));
   if (recipients.empty()) {
     state->done = true;
     return;
@@ -234,6 +239,7 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
     throw Error(Errc::invalid_argument, "segments of " + std::to_string(shape.segment) + " bytes cut " +
                                             std::to_string(data.size()) + " bytes into more than " +
                                             std::to_string(max_segments) + " pieces");
+  // The algorithm is checked to be a tree even where the caller gives its own: the segment size is its.
   const Planned& planned_tree = tree_for(group, shape.algorithm);
   if (recipients.size() == 1 && (shape.segment == 0 || data.size() <= shape.segment)) {
     // The algorithm is a tree (tree_for checked it), and every tree over two ranks is the one edge; one
@@ -247,7 +253,8 @@ void Engine::start_send(const std::shared_ptr<Request::State>& state, std::span<
   for (std::size_t i = 0; i < recipients.size(); ++i)
     planned[i] = {recipients[i], options.priorities.empty() ? 0 : options.priorities[i],
                   next_seq_[static_cast<std::size_t>(recipients[i])]++};
-  const std::vector<RouteEntry> route = plan_route(planned_tree.tree, planned_tree.order, planned);
+  const std::vector<RouteEntry> route =
+      given ? route_of(*given, planned) : plan_route(planned_tree.tree, planned_tree.order, planned);
   const std::vector<Hop> hops = split_route(route);
   std::vector<ByteRange> pieces = segments(data.size(), shape.segment);
   // An empty message still travels, as one header. A bulk one is announced by its header alone first: a

@@ -123,9 +123,42 @@ std::vector<RouteEntry> plan_route(const Tree& tree, std::span<const int> order,
   std::iota(by_priority.begin(), by_priority.end(), std::size_t{0});
   std::stable_sort(by_priority.begin(), by_priority.end(),
                    [&](std::size_t a, std::size_t b) { return recipients[a].priority > recipients[b].priority; });
-  std::vector<const Recipient*> at(n, nullptr);  // virtual rank -> recipient placed there
-  for (std::size_t i = 0; i < order.size(); ++i) at[order[i]] = &recipients[by_priority[i]];
+  std::vector<Recipient> placed(n - 1);  // virtual rank - 1 -> recipient placed there
+  for (std::size_t i = 0; i < order.size(); ++i) placed[static_cast<std::size_t>(order[i]) - 1] = recipients[by_priority[i]];
+  return route_of(tree, placed);
+}
 
+Tree tree_of_parents(std::span<const int> parents) {
+  const int n = static_cast<int>(parents.size()) + 1;
+  Tree tree{std::vector<int>(static_cast<std::size_t>(n), -1), std::vector<std::vector<int>>(static_cast<std::size_t>(n))};
+  for (int i = 0; i + 1 < n; ++i) {
+    const int p = parents[static_cast<std::size_t>(i)];
+    if (p < -1 || p >= n - 1 || p == i)
+      throw Error(Errc::invalid_argument, "recipient " + std::to_string(i) + "'s parent " + std::to_string(p) +
+                                              " is not -1 (the root) or another of the " + std::to_string(n - 1) +
+                                              " recipients");
+    tree.parent[static_cast<std::size_t>(i) + 1] = p + 1;
+    tree.children[static_cast<std::size_t>(p) + 1].push_back(i + 1);
+  }
+  // Walking up from each recipient must reach the root within n steps; longer means a cycle.
+  for (int v = 1; v < n; ++v) {
+    int up = v;
+    for (int steps = 0; up != 0; ++steps) {
+      if (steps == n)
+        throw Error(Errc::invalid_argument, "recipient " + std::to_string(v - 1) +
+                                                " is not reached from the root: its parents form a cycle");
+      up = tree.parent[static_cast<std::size_t>(up)];
+    }
+  }
+  return tree;
+}
+
+std::vector<RouteEntry> route_of(const Tree& tree, std::span<const Recipient> placed) {
+  const std::size_t n = tree.parent.size();
+  if (n == 0 || placed.size() != n - 1)
+    throw Error(Errc::invalid_argument, "a tree of " + std::to_string(n) + " ranks needs " +
+                                            std::to_string(n ? n - 1 : 0) + " recipients, got " +
+                                            std::to_string(placed.size()));
   // Pre-order walk with an explicit stack (chains can be deep); sizes are filled in on the way back.
   std::vector<RouteEntry> route;
   route.reserve(n - 1);
@@ -140,7 +173,7 @@ std::vector<RouteEntry> plan_route(const Tree& tree, std::span<const int> order,
     const auto& kids = tree.children[top.vrank];
     if (top.next < kids.size()) {
       const int child = kids[top.next++];
-      const Recipient& r = *at[child];
+      const Recipient& r = placed[static_cast<std::size_t>(child) - 1];
       route.push_back({r.rank, r.priority, r.seq, 0});
       stack.push_back({child, route.size() - 1, 0});
       continue;

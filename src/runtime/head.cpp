@@ -231,7 +231,7 @@ void HeadState::plan_data(const Plan& plan, Batch& batch) {
   }
   plan_.end_batch();
   batch_ = nullptr;
-  batch.broadcasts = order_broadcasts(batch.found, broadcasts_made_, stats_, plan_, settings_, std::nullopt);
+  batch.broadcasts = order_broadcasts(batch.found, broadcasts_, stats_, plan_, settings_, std::nullopt);
   for (const BroadcastOrder& b : batch.broadcasts)
     for (std::int32_t r : b.recipients) batch.received.emplace_back(r, b.key.packed());
   std::sort(batch.received.begin(), batch.received.end());

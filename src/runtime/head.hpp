@@ -5,6 +5,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "data_plan.hpp"
+#include "forwarding.hpp"
 #include "free_lists.hpp"
 #include "graph.hpp"
 #include "protocol/messages.hpp"
@@ -192,7 +193,7 @@ class HeadState final : public Coordinator {
   // Measured run times per kernel and total access bytes: (sum of seconds, count).
   std::map<std::pair<std::uint32_t, std::size_t>, std::pair<double, std::size_t>> history_;
   Statistics stats_;
-  std::uint64_t broadcasts_made_ = 0;
+  BroadcastNumbering broadcasts_;
   // Synchronised broadcasts: recipients that have not reported the data yet, and who gets the go.
   std::unordered_map<std::uint64_t, std::pair<std::size_t, std::vector<std::int32_t>>> awaiting_go_;
 };

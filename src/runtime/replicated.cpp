@@ -369,7 +369,7 @@ void ReplicatedState::wait() {
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     // Every rank found the same broadcasts and numbers them alike; each keeps those it takes part in.
-    std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_made_, stats_, plan_, settings_, rank_);
+    std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_, stats_, plan_, settings_, rank_);
     // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
     // a task needs it.
     received_.clear();  // packed keys, sorted: a reused vector, where a set would allocate per wait()

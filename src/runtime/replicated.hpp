@@ -14,6 +14,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "data_plan.hpp"
+#include "forwarding.hpp"
 #include "kernels.hpp"
 #include "agreement.hpp"
 #include "protocol/messages.hpp"
@@ -120,7 +121,7 @@ class ReplicatedState final : public Coordinator {
   std::vector<Key> pushed_here_;             // small versions made elsewhere that are sent here unasked
   std::vector<std::uint64_t> received_;      // wait(): the versions that come here unasked, packed, sorted
   std::vector<Access> scratch_;         // a submit's accesses, kept to spare an allocation per task
-  std::uint64_t broadcasts_made_ = 0;
+  BroadcastNumbering broadcasts_;
   std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out
 
   std::optional<Error> failure_;

@@ -198,6 +198,11 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     options.broadcast_sync = false;
     if (auto v = environment("HERALD_RUNTIME_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RUNTIME_BCAST_SYNC");
   }
+  if (!options.spread_forwarding) {
+    options.spread_forwarding = true;
+    if (auto v = environment("HERALD_RUNTIME_SPREAD_FORWARDING"))
+      options.spread_forwarding = parse_switch(*v, "HERALD_RUNTIME_SPREAD_FORWARDING");
+  }
   if (*options.broadcast_sync && *options.control == Control::replicated)
     throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RUNTIME_BCAST_SYNC) need head control");
   if (auto v = environment("HERALD_RUNTIME_LOG")) state_->log = parse_switch(*v, "HERALD_RUNTIME_LOG");
@@ -319,6 +324,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                                         .broadcast = *s.options.broadcast,
                                         .sync = *s.options.broadcast_sync,
                                         .log = s.log,
+                                        .spread_forwarding = *s.options.spread_forwarding,
                                         .idle_sleep = *s.options.idle_sleep,
                                         .endpoint = s.endpoint.get(),
                                         .read_kernel = read_kernel};

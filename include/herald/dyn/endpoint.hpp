@@ -68,6 +68,11 @@ struct SendOptions {
   // Bytes per segment with a named algorithm (positive); unset: HERALD_SEGMENT_SIZE, else the algorithm's
   // default (binomial: no segmenting).
   std::optional<std::size_t> segment{};
+  // The caller's own tree: one entry per recipient, the index in `recipients` of the recipient it gets the
+  // data from, or -1 for this rank; a rank serves its children in their order in `recipients`. The
+  // algorithm then only sets the segment size. Empty: the algorithm's tree, recipients placed by priority.
+  // A caller that knows what else loads the ranks' links (a task runtime) spreads the forwarding with it.
+  std::span<const int> parents{};
 };
 
 struct Status {

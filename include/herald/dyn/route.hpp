@@ -60,6 +60,14 @@ std::vector<RouteEntry> plan_route(const Tree& tree, std::span<const Recipient> 
 // The same with the tree's service_order() already at hand (the endpoint keeps it per tree).
 std::vector<RouteEntry> plan_route(const Tree& tree, std::span<const int> order, std::span<const Recipient> recipients);
 
+// The tree a caller gives as parents (parents[i]: the index of recipient i's parent, -1 for the root), in
+// virtual ranks (recipient i is i + 1), each rank serving its children in index order. Throws
+// Error(invalid_argument) naming the first recipient whose parent is out of range or that the root does
+// not reach (a cycle).
+Tree tree_of_parents(std::span<const int> parents);
+// The route of a tree whose virtual rank v + 1 is recipients[v]: the placement is the caller's.
+std::vector<RouteEntry> route_of(const Tree& tree, std::span<const Recipient> placed);
+
 // A direct child of the node holding a route, with the part of the route that child must serve.
 struct Hop {
   RouteEntry to;

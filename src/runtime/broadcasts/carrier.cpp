@@ -20,25 +20,28 @@ std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const
   throw Error(Errc::invalid_argument, "no carrier for broadcast strategy " + to_string(strategy));
 }
 
-std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, std::uint64_t& made,
+std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, BroadcastNumbering& numbering,
                                              Statistics& stats, const DataPlan& plan,
                                              const ControlSettings& settings, std::optional<int> rank) {
   std::stable_sort(found.begin(), found.end(),
                    [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.made_by < b.made_by; });
   std::vector<BroadcastOrder> out;
   for (const FoundBroadcast& f : found) {
-    BroadcastOrder b = order_of(f, ++made, plan.datum(f.key.handle).bytes);
+    BroadcastOrder b = order_of(f, ++numbering.made, plan.datum(f.key.handle).bytes);
     ++stats.broadcasts;
     stats.broadcast_recipients += b.recipients.size();
     stats.broadcast_bytes += b.bytes * b.recipients.size();
-    if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())
-      continue;
-    b.sync = settings.sync;  // head control only (replicated control refuses it): the head says go
+    // Every process resolves every broadcast, its own or not: the ledger must see them all.
     b.strategy = settings.broadcast;
     if (b.strategy == BroadcastStrategy::automatic) {
       const dyn::Shape shape = settings.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
       b.strategy = shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
     }
+    if (b.strategy == BroadcastStrategy::dynbcast && settings.spread_forwarding)
+      b.parents = numbering.ledger.tree(b.root, b.recipients, b.bytes);
+    if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())
+      continue;
+    b.sync = settings.sync;  // head control only (replicated control refuses it): the head says go
     if (settings.log)
       std::fprintf(stderr, "herald runtime: %sbroadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
                    rank ? ("rank " + std::to_string(*rank) + ": ").c_str() : "", static_cast<unsigned long long>(b.id),

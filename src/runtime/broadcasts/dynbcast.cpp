@@ -69,7 +69,8 @@ class DynBcast final : public BroadcastCarrier {
   void send(const BroadcastOrder& order, const Replica& replica) {
     std::vector<int> recipients(order.recipients.begin(), order.recipients.end());
     std::vector<int> priorities(order.priorities.begin(), order.priorities.end());
-    dyn::Request request = c_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id), {.priorities = priorities});
+    dyn::Request request = c_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id),
+                                             {.priorities = priorities, .parents = order.parents});
     in_flight_.push_back({order, replica, true, std::move(request), false});
   }
 

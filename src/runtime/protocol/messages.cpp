@@ -45,11 +45,18 @@ void put_broadcast(codec::Buffer& b, const BroadcastOrder& o) {
     throw Error(Errc::invalid_argument, "broadcast " + std::to_string(o.id) + " has " +
                                             std::to_string(o.recipients.size()) + " recipients but " +
                                             std::to_string(o.priorities.size()) + " priorities");
+  if (!o.parents.empty() && o.parents.size() != o.recipients.size())
+    throw Error(Errc::invalid_argument, "broadcast " + std::to_string(o.id) + " has " +
+                                            std::to_string(o.recipients.size()) + " recipients but " +
+                                            std::to_string(o.parents.size()) + " parents");
   b.put(o.id);
   put_key(b, o.key);
-  b.put(o.bytes).put(o.root).put(o.strategy).put(o.sync);
+  b.put(o.bytes).put(o.root).put(o.strategy).put(o.sync).put(!o.parents.empty());
   b.put(static_cast<std::uint32_t>(o.recipients.size()));
-  for (std::size_t i = 0; i < o.recipients.size(); ++i) b.put(o.recipients[i]).put(o.priorities[i]);
+  for (std::size_t i = 0; i < o.recipients.size(); ++i) {
+    b.put(o.recipients[i]).put(o.priorities[i]);
+    if (!o.parents.empty()) b.put(o.parents[i]);
+  }
 }
 
 BroadcastOrder get_broadcast(codec::Reader& r) {
@@ -63,13 +70,19 @@ BroadcastOrder get_broadcast(codec::Reader& r) {
   if (o.strategy == BroadcastStrategy::nobcast || o.strategy == BroadcastStrategy::automatic)
     r.malformed("a broadcast ordered with strategy " + to_string(o.strategy));
   o.sync = r.get<bool>();
+  const bool tree = r.get<bool>();
   const auto n = r.get_count(recipient_bytes, "recipients");
   o.recipients.resize(n);
   o.priorities.resize(n);
+  if (tree) o.parents.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     o.recipients[i] = r.get<std::int32_t>();
     o.priorities[i] = r.get<std::int32_t>();
     if (o.recipients[i] < 0) r.malformed("broadcast recipient " + std::to_string(o.recipients[i]));
+    if (!tree) continue;
+    o.parents[i] = r.get<std::int32_t>();
+    if (o.parents[i] < -1 || o.parents[i] >= static_cast<std::int32_t>(n) || o.parents[i] == static_cast<std::int32_t>(i))
+      r.malformed("broadcast recipient " + std::to_string(i) + "'s parent " + std::to_string(o.parents[i]));
   }
   return o;
 }

@@ -81,6 +81,9 @@ struct BroadcastOrder {
   bool sync = false;      // recipients hold the data from their tasks until the head says go
   std::vector<std::int32_t> recipients;
   std::vector<std::int32_t> priorities;  // one per recipient
+  // dynbcast: one per recipient, the index of the recipient it gets the data from, -1 for the root (the
+  // forwarding spread over the ranks, runtime.md); empty: dyn's own tree.
+  std::vector<std::int32_t> parents;
   friend bool operator==(const BroadcastOrder&, const BroadcastOrder&) = default;
 };
 
