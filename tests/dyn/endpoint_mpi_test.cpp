@@ -476,6 +476,33 @@ TEST(Dyn, PrioritiesOrderTheChainAndTravelWithIt) {
   }
 }
 
+TEST(Dyn, ACallersTreeIsFollowed) {
+  // Rank 0 gives its own tree: every recipient i > 0 in the list gets the data from recipient (i - 1) / 2
+  // of the list, a heap-shaped binary tree over the recipients in a shuffled order. Each forwards every
+  // segment once to each of its children there, so the counts tell the tree was followed.
+  const int me = world_rank(), n = world_size();
+  constexpr std::size_t bytes = 10000, segment = 1000;
+  Endpoint ep(MPI_COMM_WORLD);
+  std::vector<int> recipients = others(0, n);
+  std::mt19937 rng(7);
+  std::shuffle(recipients.begin(), recipients.end(), rng);
+  std::vector<int> parents(recipients.size());
+  for (std::size_t i = 0; i < parents.size(); ++i) parents[i] = i == 0 ? -1 : static_cast<int>((i - 1) / 2);
+  const auto data = pattern(0, 9, 0, bytes);
+  if (me == 0) {
+    ep.send(data, recipients, 9, {.algorithm = "chain", .segment = segment, .parents = parents}).wait();
+    EXPECT_EQ(ep.statistics().segments_forwarded, 0u);
+  } else {
+    std::vector<std::byte> buffer(bytes);
+    ep.recv(buffer, 0, 9);
+    EXPECT_EQ(buffer, data);
+    const auto at = static_cast<int>(std::find(recipients.begin(), recipients.end(), me) - recipients.begin());
+    const auto children = std::count(parents.begin(), parents.end(), at);
+    EXPECT_EQ(ep.statistics().segments_forwarded, static_cast<std::uint64_t>(children) * (bytes / segment))
+        << "recipient " << at << " of " << recipients.size();
+  }
+}
+
 TEST(Dyn, AForwarderReadsItsDataBeforeItsForwardsHaveLeft) {
   // Down the chain 0 -> 1 -> 2, rank 2 takes nothing until rank 1 has its data: rank 1's forwards cannot
   // finish (300 KB pieces stay on the wire until their receiver takes them), yet its receive is delivered,
@@ -710,6 +737,17 @@ TEST(Dyn, BadArgumentsAreRefusedBeforeAnythingMoves) {
   EXPECT_EQ(code_of([&] { ep.send(data, outside, 3); }), Errc::invalid_argument);
   EXPECT_EQ(code_of([&] { ep.send(data, one, -2); }), Errc::invalid_argument);
   EXPECT_EQ(code_of([&] { ep.send(data, one, 3, {.priorities = two_priorities}); }), Errc::invalid_argument);
+  // A caller's tree: one parent per recipient, each -1 or another recipient, reaching the root.
+  const std::vector<int> two_parents{-1, 0}, self{0}, out_of_range{1};
+  EXPECT_EQ(code_of([&] { ep.send(data, one, 3, {.parents = two_parents}); }), Errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { ep.send(data, one, 3, {.parents = self}); }), Errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { ep.send(data, one, 3, {.parents = out_of_range}); }), Errc::invalid_argument);
+  if (n >= 3) {
+    const std::vector<int> all = others(me, n);
+    std::vector<int> cycle(all.size());
+    for (std::size_t i = 0; i < cycle.size(); ++i) cycle[i] = static_cast<int>((i + 1) % cycle.size());
+    EXPECT_EQ(code_of([&] { ep.send(data, all, 3, {.parents = cycle}); }), Errc::invalid_argument);
+  }
   if (n >= 3) {  // over two ranks every algorithm is the single edge origin -> recipient
     const std::vector<int> all = others(me, n);
     EXPECT_EQ(code_of([&] { ep.send(data, all, 3, {.algorithm = "two_tree"}); }), Errc::invalid_argument);

@@ -341,6 +341,75 @@ TEST(Shape, SharedLinksKeepSmallMessagesInShallowTrees) {
   EXPECT_LT(shape_margin_for(ports), shape_margin_for(fair));
 }
 
+TEST(Route, ACallersTreeIsCheckedAndFollowedForEveryParentListUpToFiveRecipients) {
+  // Every list of parents over 1 to 5 recipients (each -2 to 5): the lists that are trees give a route in
+  // which each recipient hangs below its parent, children in list order; the others are refused, and a
+  // list is a tree exactly when every parent is -1 or another recipient and walking up reaches -1.
+  std::size_t trees = 0, refused = 0;
+  for (int k = 1; k <= 5; ++k) {
+    std::vector<int> parents(static_cast<std::size_t>(k), -2);
+    std::vector<Recipient> placed(static_cast<std::size_t>(k));
+    for (int i = 0; i < k; ++i) placed[static_cast<std::size_t>(i)] = {100 + i, -i, 0};
+    while (true) {
+      bool in_range = true;
+      for (int i = 0; i < k; ++i) {
+        const int p = parents[static_cast<std::size_t>(i)];
+        in_range = in_range && p >= -1 && p < k && p != i;
+      }
+      bool reaches = in_range;
+      for (int i = 0; reaches && i < k; ++i) {
+        int up = i, steps = 0;
+        while (up != -1 && steps++ <= k) up = parents[static_cast<std::size_t>(up)];
+        reaches = up == -1;
+      }
+      if (!reaches) {
+        EXPECT_THROW(tree_of_parents(parents), Error);
+        ++refused;
+      } else {
+        ++trees;
+        const auto seen = walk(route_of(tree_of_parents(parents), placed), 0);
+        ASSERT_EQ(seen.size(), static_cast<std::size_t>(k));
+        for (int i = 0; i < k; ++i) {
+          const int p = parents[static_cast<std::size_t>(i)];
+          EXPECT_EQ(seen.at(100 + i).parent, p == -1 ? 0 : 100 + p);
+        }
+        // Siblings are served in list order: the earlier-listed child arrives in an earlier round.
+        for (int i = 0; i < k; ++i)
+          for (int j = i + 1; j < k; ++j)
+            if (parents[static_cast<std::size_t>(i)] == parents[static_cast<std::size_t>(j)])
+              EXPECT_LT(seen.at(100 + i).round, seen.at(100 + j).round);
+      }
+      int i = 0;
+      while (i < k && ++parents[static_cast<std::size_t>(i)] > 5) parents[static_cast<std::size_t>(i++)] = -2;
+      if (i == k) break;
+    }
+  }
+  // Cayley: (k + 1)^(k - 1) trees on k + 1 labelled vertices rooted at the origin, summed over k = 1..5.
+  EXPECT_EQ(trees, 1u + 3u + 16u + 125u + 1296u);
+  EXPECT_GT(refused, 0u);
+}
+
+TEST(Route, PlanRouteIsRouteOfThePriorityPlacement) {
+  // plan_route places by priority, then writes the route as route_of does for that placement.
+  const Tree t = tree("binomial", 7);
+  std::vector<Recipient> recipients;
+  for (int i = 0; i < 6; ++i) recipients.push_back({10 + i, (i * 5) % 7, 0});
+  std::vector<int> order = service_order(t);
+  std::vector<std::size_t> by_priority(6);
+  std::iota(by_priority.begin(), by_priority.end(), std::size_t{0});
+  std::stable_sort(by_priority.begin(), by_priority.end(),
+                   [&](std::size_t a, std::size_t b) { return recipients[a].priority > recipients[b].priority; });
+  std::vector<Recipient> placed(6);
+  for (std::size_t i = 0; i < 6; ++i) placed[static_cast<std::size_t>(order[i]) - 1] = recipients[by_priority[i]];
+  const auto a = plan_route(t, recipients), b = route_of(t, placed);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].rank, b[i].rank);
+    EXPECT_EQ(a[i].subtree, b[i].subtree);
+  }
+  EXPECT_THROW(route_of(t, std::span(placed).first(5)), Error);
+}
+
 TEST(Shape, SerialWorkOnSharedLinksCountsTheOverhead) {
   // On the fair-sharing network alpha is latency, which overlaps; a message costs its rank the overhead.
   const CostModel fair{.alpha = 5e-6, .beta = 1e-9, .network = Network::fair_sharing, .overhead = 1e-7};

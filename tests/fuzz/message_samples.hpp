@@ -17,10 +17,10 @@ inline std::vector<msg::Message> message_samples() {
   first.accesses.push_back({.read = {}, .written = 1, .bytes = 8, .source = -1, .mode = Mode::out});
   const TaskOrder second{.task = 8, .kernel = 0, .priority = 0, .accesses = {}, .arguments = {}};
   const BroadcastOrder dyn{.id = 1, .key = {5, 2}, .bytes = 1 << 20, .root = 0, .strategy = BroadcastStrategy::dynbcast,
-                           .sync = false, .recipients = {1, 2, 3}, .priorities = {0, 5, -1}};
+                           .sync = false, .recipients = {1, 2, 3}, .priorities = {0, 5, -1}, .parents = {-1, 0, 0}};
   const BroadcastOrder mpi{.id = 2, .key = {6, 1}, .bytes = 10, .root = 2,
                            .strategy = BroadcastStrategy::mpibcast_herald, .sync = true, .recipients = {0},
-                           .priorities = {0}};
+                           .priorities = {0}, .parents = {}};
   return {
       msg::Tasks{.tasks = {first, second}, .budgets = {{{4, 1}, 2}, {{9, 9}, 0}}, .broadcasts = {dyn, mpi}},
       msg::Tasks{},

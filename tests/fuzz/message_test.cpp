@@ -109,8 +109,23 @@ TEST(RuntimeMessages, RefusalsNameTheProblem) {
   EXPECT_NE(refusal(with(bytes, mode_at, 3)).find("access mode 3 is out of range"), std::string::npos);
   msg::Tasks broadcast;
   broadcast.broadcasts.push_back({.id = 1, .key = {}, .bytes = 1, .root = 0, .strategy = BroadcastStrategy::nobcast,
-                                  .sync = false, .recipients = {}, .priorities = {}});
+                                  .sync = false, .recipients = {}, .priorities = {}, .parents = {}});
   EXPECT_NE(refusal(msg::encode(broadcast)).find("a broadcast ordered with strategy nobcast"), std::string::npos);
+  // A dynamic broadcast's tree whose parent is not another recipient (out of range, or itself).
+  for (const std::vector<std::int32_t>& parents : {std::vector<std::int32_t>{-1, 2}, {-1, 1}, {-2, 0}}) {
+    msg::Tasks tree;
+    tree.broadcasts.push_back({.id = 1, .key = {}, .bytes = 1, .root = 0, .strategy = BroadcastStrategy::dynbcast,
+                               .sync = false, .recipients = {1, 2}, .priorities = {0, 0}, .parents = parents});
+    const std::string why = refusal(msg::encode(tree));
+    EXPECT_NE(why.find("'s parent " + std::to_string(parents[0] == -2 ? -2 : parents[1])), std::string::npos) << why;
+  }
+  // A tree flag over no recipients: it would encode back without the flag.
+  msg::Tasks none;
+  none.broadcasts.push_back({.id = 1, .key = {}, .bytes = 1, .root = 0, .strategy = BroadcastStrategy::dynbcast,
+                             .sync = false, .recipients = {}, .priorities = {}, .parents = {}});
+  auto flagged = msg::encode(none);  // the broadcast ends the message: its tree flag, then a count of 0
+  ASSERT_EQ(flagged[flagged.size() - 5], std::byte{0});
+  EXPECT_NE(refusal(with(flagged, flagged.size() - 5, 1)).find("a broadcast tree over no recipients"), std::string::npos);
 }
 
 TEST(RuntimeMessages, FieldsAreLittleEndian) {

@@ -72,6 +72,7 @@ BroadcastOrder get_broadcast(codec::Reader& r) {
   o.sync = r.get<bool>();
   const bool tree = r.get<bool>();
   const auto n = r.get_count(recipient_bytes, "recipients");
+  if (tree && n == 0) r.malformed("a broadcast tree over no recipients");  // encoded without one
   o.recipients.resize(n);
   o.priorities.resize(n);
   if (tree) o.parents.resize(n);
