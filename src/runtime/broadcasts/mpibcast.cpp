@@ -130,7 +130,8 @@ class MpiBcast final : public BroadcastCarrier {
           if (bytes.empty()) break;
         }
       } else {
-        f.coll = herald::ibcast(f.replica.bytes, root, comm, {.algorithm = "auto", .polled = true});
+        // The algorithm as for any herald broadcast: HERALD_ALGORITHM, else auto.
+        f.coll = herald::ibcast(f.replica.bytes, root, comm, {.polled = true});
       }
       in_flight_.push_back(std::move(f));
       queue.pop_front();
