@@ -199,7 +199,7 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     if (auto v = environment("HERALD_RUNTIME_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RUNTIME_BCAST_SYNC");
   }
   if (!options.spread_forwarding) {
-    options.spread_forwarding = true;
+    options.spread_forwarding = false;
     if (auto v = environment("HERALD_RUNTIME_SPREAD_FORWARDING"))
       options.spread_forwarding = parse_switch(*v, "HERALD_RUNTIME_SPREAD_FORWARDING");
   }

@@ -216,7 +216,8 @@ struct Options {
   // dynbcast (and auto where it picks dynbcast): true hangs each recipient of a broadcast below the holder
   // that has sent the fewest bytes so far in the run, spreading the forwarding over the ranks; false leaves
   // the tree to dyn (its shape for the group, the most urgent recipients served first, so forwarding).
-  // Unset: HERALD_RUNTIME_SPREAD_FORWARDING (0 or 1), else true.
+  // Unset: HERALD_RUNTIME_SPREAD_FORWARDING (0 or 1), else false: on the tiled Cholesky the spread trees
+  // lose on the smaller matrices what they gain on the largest (docs/cholesky.md, "Who forwards").
   std::optional<bool> spread_forwarding{};
   // A directory to write a trace of the run into (docs/tracing.md): tasks, transfers, broadcasts and the
   // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
