@@ -12,11 +12,12 @@ std::uint64_t ForwardingLedger::sent(int rank) const {
 }
 
 std::vector<int> ForwardingLedger::tree(int root, std::span<const int> recipients, std::uint64_t bytes) {
-  int highest = root;
-  for (int r : recipients) highest = std::max(highest, r);
-  for (int r : recipients)
-    if (r < 0) throw Error(Errc::invalid_argument, "recipient " + std::to_string(r) + " of a broadcast");
   if (root < 0) throw Error(Errc::invalid_argument, "root " + std::to_string(root) + " of a broadcast");
+  int highest = root;
+  for (int r : recipients) {
+    if (r < 0) throw Error(Errc::invalid_argument, "recipient " + std::to_string(r) + " of a broadcast");
+    highest = std::max(highest, r);
+  }
   if (static_cast<std::size_t>(highest) >= sent_.size()) sent_.resize(static_cast<std::size_t>(highest) + 1, 0);
 
   std::vector<int> parents;
