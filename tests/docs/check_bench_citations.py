@@ -21,7 +21,8 @@ The documents:
 A citation is a path that starts with bench/, alone or after ../ (any number), a variable and / ($repo/bench/)
 or /. It ends at a space, quote, backtick, |, (, ), comma, semicolon or colon; trailing dots are dropped.
 {a,b} lists expand, [x] is an optional part (with and without), and * and ? are globs, which must match
-something. A path with a placeholder (<name>, $var) is a template, not a citation, and is skipped.
+something. A path with a placeholder (<name>, $var) is a template, not a citation, and is skipped, as is
+one after a commit and a colon (379c058:bench/..., a file in the history).
 
 A Markdown document also cites a results file by its name beside such a path, as in "`bench/dyn/results/p2.md`,
 `p3.md`": a name in backticks without spaces, with a dot, slash or * (`.csv` right after a name is that
@@ -84,6 +85,9 @@ def allowed_start(line, i):
         return True
     before = line[i - 1]
     if before.isalnum() or before in "_.-":
+        return False
+    # COMMIT:bench/... (git show's syntax) names a file in the history, not in the tree.
+    if before == ":" and re.search(r"(^|[^\w])[0-9a-f]{7,40}$", line[:i - 1]):
         return False
     if before != "/":
         return True
