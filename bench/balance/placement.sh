@@ -3,6 +3,9 @@
 # load shape of docs/balance.md (deterministic, no MPI):
 #   bench/balance/placement.sh [herald-placement binary] > bench/balance/results/placement.txt
 set -eu
+# shellcheck source=SCRIPTDIR/../options.sh
+. "$(dirname "$0")/../options.sh"
+check_positionals 1 "$@"
 placement=${1:-build/apps/herald-placement/herald-placement}
 echo "# bench/balance/placement.sh: herald-placement --sockets 2 --cores-per-socket 24 --threads 6 --loads L"
 echo "# herald $(git -C "$(dirname "$0")" describe --always 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -17,6 +17,8 @@
 # Environment: REPS (5), RANKS (2), EMU_THREADS (2), EMU_CORES (4), PHASES (40), SIZE (128), SWEEPS (2),
 # FACTOR (3), FLIP_AT (21), MPIEXEC (mpiexec), OUT (results/balance). Raw outputs go to OUT.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../options.sh"
+check_positionals 1 "$@"
 
 build=${1:-build}
 app=$build/apps/herald-stencil/herald-stencil

@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
       esac
       shift 2
       ;;
-    -h | --help) sed -n '6s/^#   //p' "$0"; exit 0 ;;
+    -h | --help) show_usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done

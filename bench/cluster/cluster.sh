@@ -17,6 +17,8 @@
 # each token bucket, so one way between two hosts crosses two delays (upload of one, download of the other).
 set -eu
 
+# shellcheck source=SCRIPTDIR/../options.sh
+. "$(dirname "$0")/../options.sh"
 prefix=herald
 net=${HERALD_CLUSTER_NET:-10.213.0}
 bridge=${prefix}-br0
@@ -139,13 +141,16 @@ up() {
   rate=1gbit delay_text=0us burst=""
   while [ $# -gt 0 ]; do
     case $1 in
-      --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
+      --rate | --delay | --burst) [ $# -ge 2 ] || refuse "$1 needs a value" ;;
+    esac
+    case $1 in
+      --rate) rate=$2; shift 2 ;;
       --rate=*) rate=${1#--rate=}; shift ;;
-      --delay) [ $# -ge 2 ] || usage; delay_text=$2; shift 2 ;;
+      --delay) delay_text=$2; shift 2 ;;
       --delay=*) delay_text=${1#--delay=}; shift ;;
-      --burst) [ $# -ge 2 ] || usage; burst=$2; shift 2 ;;
+      --burst) burst=$2; shift 2 ;;
       --burst=*) burst=${1#--burst=}; shift ;;
-      *) die "unknown option '$1'" ;;
+      *) refuse "unknown option '$1' (see --help)" ;;
     esac
   done
   bits=$(rate_bits "$rate") || die "--rate must look like 100mbit, 1gbit or 2.5gbit (at least 8kbit), not '$rate'"
@@ -158,6 +163,7 @@ up() {
   [ -n "$burst" ] || burst=$(awk -v b="$bits" 'BEGIN { x = b / 8 / 1000; if (x < 98304) x = 98304; printf "%.0f\n", x }')
   case $burst in '' | *[!0-9]*) die "--burst must be a number of bytes, not '$burst'" ;; esac
   limit=$(awk -v b="$bits" -v k="$burst" 'BEGIN { x = b / 8 / 50; if (x < 1048576) x = 1048576; printf "%.0f\n", x + k }')
+  require_tools
 
   if [ "$delay" -gt 0 ] && ! netem_available; then
     die "--delay needs the netem qdisc, which this kernel lacks (CONFIG_NET_SCH_NETEM); use --delay 0"
@@ -206,10 +212,11 @@ status() {
 command=$1
 shift
 case $command in
-  up) require_tools; up "$@" ;;
+  up) up "$@" ;;  # reads its command line, then require_tools
   down) require_tools; [ $# -eq 0 ] || usage; down; echo "cluster down" ;;
   status) require_tools; status ;;
   has-delay) require_tools; netem_available ;;
-  -h | --help | help) usage 0 ;;
-  *) usage ;;
+  -h | --help | help) show_usage; exit 0 ;;
+  -*) refuse "unknown option '$command' (see --help)" ;;
+  *) refuse "unknown command '$command' (see --help)" ;;
 esac

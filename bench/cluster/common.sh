@@ -3,6 +3,9 @@
 # shellcheck shell=sh
 
 cluster_dir=$(cd "$(dirname "$0")" && pwd)
+# show_usage and refuse, for the command lines.
+# shellcheck source=SCRIPTDIR/../options.sh
+. "$cluster_dir/../options.sh"
 
 # die MESSAGE: the calling script's error exit, named after it.
 die() {

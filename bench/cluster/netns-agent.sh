@@ -4,9 +4,12 @@
 # it runs the command inside the namespace of HOST (herald-hK for address $HERALD_CLUSTER_NET.(K+1), or the
 # name herald-hK itself) through a shell, as sshd would, with the caller's environment (PATH and
 # LD_LIBRARY_PATH reach orted unchanged). Each host also gets its own UTS namespace named after it, so that
-# the daemons report distinct host names, as on real nodes.
+# the daemons report distinct host names, as on real nodes. -h and --help print this; ssh has no long
+# options, so any other --option is refused (exit 2).
 set -eu
 
+# shellcheck source=SCRIPTDIR/../options.sh
+. "$(dirname "$0")/../options.sh"
 prefix=herald
 net=${HERALD_CLUSTER_NET:-10.213.0}
 
@@ -18,6 +21,9 @@ die() {
 # Skip ssh options; the ones that take a value skip it too.
 while [ $# -gt 0 ]; do
   case $1 in
+    -h | --help) show_usage; exit 0 ;;
+    --) shift; break ;;
+    --*) refuse "unknown option '$1' (see --help)" ;;
     -[bcDEeFIiJLlmOopQRSWw]) shift 2 ;;
     -*) shift ;;
     *) break ;;

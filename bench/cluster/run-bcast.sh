@@ -17,23 +17,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/common.sh
 . "$here/common.sh"
 
-[ $# -ge 1 ] || die "usage: run-bcast.sh <build dir> [out dir] [options] (see the comment at its top)"
-build=$1
-shift
-out="$here/results"
-case ${1:-} in '' | -*) ;; *) out=$1; shift ;; esac
+build="" out=""
 hosts=8 rate=1gbit delay=""
 while [ $# -gt 0 ]; do
   case $1 in
     --) shift; break ;;
+    -h | --help) show_usage; exit 0 ;;
     --hosts | --rate | --delay)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in --hosts) hosts=$2 ;; --rate) rate=$2 ;; --delay) delay=$2 ;; esac
       shift 2
       ;;
-    *) die "unknown option '$1' (options for the benchmark go after --)" ;;
+    -*) refuse "unknown option '$1' (see --help; options for the benchmark go after --)" ;;
+    *)
+      if [ -z "$build" ]; then build=$1; elif [ -z "$out" ]; then out=$1; else refuse "one argument too many: '$1' (see --help)"; fi
+      shift
+      ;;
   esac
 done
+[ -n "$build" ] || refuse "no build directory (see --help)"
+[ -n "$out" ] || out="$here/results"
 # Large messages over 1 Gbit/s links take tenths of seconds each: few sizes, few iterations.
 [ $# -gt 0 ] || set -- --sizes 1K,64K,1M,8M --repetitions 5 --min-iterations 3 --time-budget 0.2
 bench=$(bench_app "$build" herald-bcast-bench)

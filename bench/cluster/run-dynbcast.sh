@@ -15,15 +15,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/common.sh
 . "$here/common.sh"
 
-[ $# -ge 1 ] || die "usage: run-dynbcast.sh <build dir> [out dir] [options] (see the comment at its top)"
-build=$1
-shift
-out="$(cd "$here/../dyn" && pwd)/results"
-case ${1:-} in '' | -*) ;; *) out=$1; shift ;; esac
+build="" out=""
 hosts=8 rate=1gbit delay="" reps=9 iterations=100 large=4
 while [ $# -gt 0 ]; do
   case $1 in
     --) shift; break ;;
+    -h | --help) show_usage; exit 0 ;;
     --hosts | --rate | --delay | --reps | --iterations | --large-iterations)
       [ $# -ge 2 ] || die "$1 needs a value"
       case $1 in
@@ -32,9 +29,15 @@ while [ $# -gt 0 ]; do
       esac
       shift 2
       ;;
-    *) die "unknown option '$1' (options for the benchmark go after --)" ;;
+    -*) refuse "unknown option '$1' (see --help; options for the benchmark go after --)" ;;
+    *)
+      if [ -z "$build" ]; then build=$1; elif [ -z "$out" ]; then out=$1; else refuse "one argument too many: '$1' (see --help)"; fi
+      shift
+      ;;
   esac
 done
+[ -n "$build" ] || refuse "no build directory (see --help)"
+[ -n "$out" ] || out="$(cd "$here/../dyn" && pwd)/results"
 bench=$(bench_app "$build" herald-dynbcast-bench)
 python=$(plot_python)
 [ -n "$delay" ] || delay=$(default_delay)

@@ -4,6 +4,13 @@
 # The environment reaches the benchmark: HERALD_DYN_ALGORITHM=binomial HERALD_SEGMENT_SIZE=256K bench/dyn/run.sh
 # build out -binomial measures another tree shape into p2-binomial.csv, ...
 set -eu
+# shellcheck source=SCRIPTDIR/../options.sh
+. "$(dirname "$0")/../options.sh"
+case ${1:-} in -h | --help) show_usage; exit 0 ;; esac
+for arg in "${1:-}" "${2:-}"; do  # not the suffix, which may start with a dash (-binomial)
+  case $arg in -*) refuse "unknown option '$arg' (see --help)" ;; esac
+done
+[ $# -le 3 ] || refuse "too many arguments: $#, at most 3 (see --help)"
 build=${1:?usage: run.sh <build dir> [output dir]}
 out=${2:-$(dirname "$0")/results}
 suffix=${3:-}

@@ -11,19 +11,13 @@ set -euo pipefail
 die() { echo "instructions.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$repo/build steps=2000,6000 controls=replicated,head
-while (($#)); do
-  case $1 in
-    --build) build=$2; shift 2 ;;
-    --steps) steps=$2; shift 2 ;;
-    --controls) controls=$2; shift 2 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
+source "$repo/bench/options.sh"
+parse_options "build steps controls" "$@"
 bench=$build/apps/herald-alloc-bench/herald-alloc-bench
 [[ -x $bench ]] || die "no herald-alloc-bench in $build"
 command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
 IFS=, read -r a b <<<"$steps"
-[[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $b -gt $a ]] || die "--steps takes A,B with B > A, not '$steps'"
+[[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $b -gt $a ]] || refuse "--steps takes A,B with B > A, not '$steps'"
 [[ $(id -u) != 0 ]] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export HWLOC_COMPONENTS=-gl
 tmp=$(mktemp -d)

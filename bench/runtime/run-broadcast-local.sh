@@ -19,11 +19,13 @@ die() {
   exit 2
 }
 
+source "$repo/bench/options.sh"
 ranks=2,3,4 sizes=64K,1M,8M strategies=nobcast,p2p,mpibcast,mpibcast:herald,dynbcast,auto steps=4 reps=5
 out=$repo/bench/runtime/results/local build=$repo/build
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
+    -h | --help) show_usage; exit 0 ;;
     --ranks | --sizes | --strategies | --steps | --reps | --out | --build)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"

@@ -28,12 +28,14 @@ source "$repo/bench/smpi/common.sh"
 export HERALD_RUNTIME_IDLE_SLEEP=${HERALD_RUNTIME_IDLE_SLEEP:-0}
 die() { smpi_die "$@"; }
 
+source "$repo/bench/options.sh"
 workers=4,8,16,32,64 sizes=256K,1M,4M,16M,64M strategies=nobcast,p2p,mpibcast,mpibcast:herald,dynbcast,auto
 steps=4 bandwidth=100Gbps latency=1us timeout=1800 control=head
 out=$repo/bench/runtime/results build=$repo/build-smpi
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
+    -h | --help) show_usage; exit 0 ;;
     --workers | --sizes | --strategies | --steps | --bandwidth | --latency | --timeout | --control | --out | --build)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"

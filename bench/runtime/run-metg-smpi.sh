@@ -25,11 +25,13 @@ source "$repo/bench/smpi/common.sh"
 export HERALD_RUNTIME_IDLE_SLEEP=${HERALD_RUNTIME_IDLE_SLEEP:-0}
 die() { smpi_die "$@"; }
 
+source "$repo/bench/options.sh"
 workers=16,64 controls=head,replicated steps=20 width= type=stencil_1d bandwidth=10Gbps latency=1us reps=1
 out=$repo/bench/runtime/results build=$repo/build-smpi
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
+    -h | --help) show_usage; exit 0 ;;
     --workers | --controls | --steps | --width | --type | --bandwidth | --latency | --reps | --out | --build)
       [[ $# -ge 2 ]] || die "$1 needs a value"
       declare "${1#--}=$2"

@@ -3,6 +3,9 @@
 #   bench/sim/algorithms.sh [herald-sim binary] > bench/sim/results/algorithms.txt
 # herald-sim is deterministic; its defaults are alpha 1 us and beta 1e-10 s/byte on the ports network.
 set -eu
+# shellcheck source=SCRIPTDIR/../options.sh
+. "$(dirname "$0")/../options.sh"
+check_positionals 1 "$@"
 sim=${1:-build/apps/herald-sim/herald-sim}
 echo "# bench/sim/algorithms.sh: every herald-sim run quoted in docs/algorithms/*.md and docs/coll.md"
 echo "# herald $(git -C "$(dirname "$0")" describe --always 2>/dev/null || echo unknown), $(date -u +%Y-%m-%dT%H:%MZ)"

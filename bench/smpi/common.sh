@@ -1,4 +1,4 @@
-# What the SimGrid SMPI scripts share (sourced by run-dynbcast.sh and run-bcast.sh, not run on its own):
+# What the SimGrid SMPI scripts share (sourced, not run; by run-dynbcast.sh, run-bcast.sh and the others):
 # the build with smpicxx, the flat cluster's platform file and hostfile, and SMPI's settings.
 #
 # Each script sets `script` (its name, for messages) before sourcing this file.

@@ -5,6 +5,8 @@
 #   bench/smpi/probe-node-layout.sh
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$repo/bench/options.sh"
+check_positionals 0 "$@"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 smpicc "$repo/bench/smpi/probe_shared.c" -o "$work/probe"

@@ -22,11 +22,13 @@ script=run-dynbcast.sh
 source "$repo/bench/smpi/common.sh"
 die() { smpi_die "$@"; }
 
+source "$repo/bench/options.sh"
 ranks=8 sizes=1K,8M bandwidth=10Gbps latency=1us overhead=0 poll=1e-7 cpu=0 reps=3
 out=$repo/bench/dyn/results build=$repo/build-smpi
 while [[ $# -gt 0 ]]; do
   case $1 in
     --) shift; break ;;
+    -h | --help) show_usage; exit 0 ;;
     --cpu) cpu=1; shift ;;
     --ranks | --sizes | --bandwidth | --latency | --overhead | --poll | --reps | --out | --build)
       [[ $# -ge 2 ]] || die "$1 needs a value"

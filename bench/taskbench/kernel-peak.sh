@@ -7,16 +7,8 @@ set -euo pipefail
 die() { echo "kernel-peak.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$repo/build peer= reps=7 iter=200000 out=
-while (($#)); do
-  case $1 in
-    --build) build=$2; shift 2 ;;
-    --peer) peer=$2; shift 2 ;;
-    --reps) reps=$2; shift 2 ;;
-    --iter) iter=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
+source "$repo/bench/options.sh"
+parse_options "build peer reps iter out" "$@"
 [[ -n $peer ]] || peer=$("$repo/bench/taskbench/peer.sh")
 herald=$build/apps/herald-task-bench/herald-task-bench
 [[ -x $herald ]] || die "$herald not found: build it first"

@@ -17,24 +17,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 command_line="bench/taskbench/metg.sh $*"
 ranks=2 steps=100 width= iters= reps=5 kernel=compute_bound type=stencil_1d build=$repo/build peer= before= out=$repo/bench/taskbench/results
 systems=herald-head,herald-replicated,herald-mpi,taskbench-starpu,taskbench-mpi
-while (($#)); do
-  case $1 in
-    --ranks) ranks=$2; shift 2 ;;
-    --steps) steps=$2; shift 2 ;;
-    --width) width=$2; shift 2 ;;
-    --iters) iters=$2; shift 2 ;;
-    --reps) reps=$2; shift 2 ;;
-    --kernel) kernel=$2; shift 2 ;;
-    --type) type=$2; shift 2 ;;
-    --systems) systems=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    --peer) peer=$2; shift 2 ;;
-    --before) before=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
-[[ $ranks =~ ^[1-9][0-9]*$ ]] || die "--ranks takes a count, not '$ranks'"
+source "$repo/bench/options.sh"
+parse_options "ranks steps width iters reps kernel type systems build peer before out" "$@"
+[[ $ranks =~ ^[1-9][0-9]*$ ]] || refuse "--ranks takes a count, not '$ranks'"
 width=${width:-$ranks}
 if [[ -z $iters ]]; then
   iters=$(n=262144; while ((n >= 16)); do printf '%s,' $n; n=$((n / 2)); done)

@@ -15,11 +15,13 @@ commit=bf4ad1982d4b748bf3fd54e8239e798114e6ade8
 dir=${HERALD_TASK_BENCH_DIR:-$HOME/.cache/herald/task-bench}
 source=${HERALD_TASK_BENCH_SOURCE:-https://github.com/StanfordLegion/task-bench.git}
 starpu=0
+source "$(dirname "${BASH_SOURCE[0]}")/../options.sh"
 while (($#)); do
   case $1 in
-    --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
+    -h | --help) show_usage; exit 0 ;;
+    --dir) [[ $# -ge 2 && -n $2 ]] || refuse "--dir needs a directory"; dir=$2; shift 2 ;;
     --starpu) starpu=1; shift ;;
-    *) die "unknown option '$1'" ;;
+    *) refuse "unknown option '$1' (see --help)" ;;
   esac
 done
 

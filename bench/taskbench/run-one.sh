@@ -1,5 +1,5 @@
-# Sourced by metg.sh and spread.sh: one run of one system on the Task Bench graph in `graph` (an array),
-# with `ranks` ranks. Needs `herald` (herald-task-bench), `peer` (Task Bench's build, peer.sh), `before` (an
+# One run of one system on the Task Bench graph in `graph` (an array), with `ranks` ranks (sourced, not
+# run: metg.sh and spread.sh source it). Needs `herald` (herald-task-bench), `peer` (Task Bench's build, peer.sh), `before` (an
 # earlier build, for the *-before systems), `per_rank` (StarPU's cores per rank), `over` (mpiexec's
 # oversubscription flag, or empty) and a `die` function.
 #

@@ -13,20 +13,9 @@ die() { echo "spread.sh: $*" >&2; exit 1; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 command_line="bench/taskbench/spread.sh $*"
 ranks=2 steps=1000 iters=16384,4096,512 runs=10 systems=herald-replicated,taskbench-mpi build=$repo/build before= peer=
-while (($#)); do
-  case $1 in
-    --ranks) ranks=$2; shift 2 ;;
-    --steps) steps=$2; shift 2 ;;
-    --iters) iters=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    --systems) systems=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    --before) before=$2; shift 2 ;;
-    --peer) peer=$2; shift 2 ;;
-    *) die "unknown option '$1'" ;;
-  esac
-done
-[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs takes a count, not '$runs'"
+source "$repo/bench/options.sh"
+parse_options "ranks steps iters runs systems build before peer" "$@"
+[[ $runs =~ ^[1-9][0-9]*$ ]] || refuse "--runs takes a count, not '$runs'"
 herald=$build/apps/herald-task-bench/herald-task-bench
 [[ -x $herald ]] || die "build herald-task-bench in $build first"
 [[ -n $peer ]] || peer=$("$repo/bench/taskbench/peer.sh")
