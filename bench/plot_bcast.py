@@ -18,14 +18,36 @@ import os
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+# matplotlib's pyplot and FuncFormatter, loaded once the command line is read (load_matplotlib): --help
+# needs none of it.
+plt = FuncFormatter = None
 
 REQUIRED = {"ranks", "root", "mode", "bytes", "algorithm", "resolved", "median_us", "min_us", "max_us",
             "ratio_to_native"}
+
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
+def load_matplotlib():
+    global plt, FuncFormatter
+    import matplotlib
+
+    matplotlib.use("Agg")  # before pyplot
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
 
 
@@ -169,7 +191,8 @@ def main():
     parser.add_argument("csv", nargs="+", help="CSV files written by herald-bcast-bench --csv")
     parser.add_argument("-o", "--output-dir", help="where the PNGs go (default: next to the first CSV)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the Markdown tables to FILE")
-    args = parser.parse_args()
+    args = parse_args(parser)
+    load_matplotlib()
     output_dir = args.output_dir or os.path.dirname(os.path.abspath(args.csv[0]))
     os.makedirs(output_dir, exist_ok=True)
     groups = read_rows(args.csv)

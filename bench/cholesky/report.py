@@ -1,10 +1,37 @@
-"""Tables and a plot from bench/cholesky/run.sh's CSV: medians per configuration and ratios to ScaLAPACK."""
+"""Tables and a plot from bench/cholesky/run.sh's CSV: medians per configuration and ratios to ScaLAPACK.
+
+  python3 bench/cholesky/report.py CSV OUT MPI CORES      (run.sh runs it)
+
+Writes OUT/cholesky.md (also printed) and OUT/cholesky.png (when matplotlib is installed)."""
+import argparse
 import csv
 import statistics
 import sys
 from collections import defaultdict
 
-path, out, mpi, cores = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("csv", help="the CSV run.sh wrote")
+parser.add_argument("out", help="the directory for cholesky.md and cholesky.png")
+parser.add_argument("mpi", help="the MPI library, for the table's heading")
+parser.add_argument("cores", help="the machine's cores, for the table's heading")
+args = parse_args(parser)
+path, out, mpi, cores = args.csv, args.out, args.mpi, args.cores
 rows = list(csv.DictReader(open(path)))
 measured = [r for r in rows if r["phase"] == "measure"]
 

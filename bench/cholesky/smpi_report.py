@@ -1,11 +1,38 @@
 """Seed 003's Cholesky table from bench/cholesky/run-smpi.sh's CSV: simulated time per strategy and the gain
-over nobcast (1 - time / nobcast's time, as the seed reports it), and a plot of GFlop/s against N."""
+over nobcast (1 - time / nobcast's time, as the seed reports it), and a plot of GFlop/s against N.
+
+  python3 bench/cholesky/smpi_report.py CSV OUT KERNEL_TIMES SETTINGS      (run-smpi.sh runs it)
+
+Writes OUT/cholesky-smpi.md (also printed) and OUT/cholesky-smpi.png (when matplotlib is installed)."""
+import argparse
 import csv
 import json
 import sys
 from collections import defaultdict
 
-path, out, kernel_times, settings = sys.argv[1:5]
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("csv", help="the CSV run-smpi.sh wrote")
+parser.add_argument("out", help="the directory for cholesky-smpi.md and cholesky-smpi.png")
+parser.add_argument("kernel_times", metavar="KERNEL_TIMES", help="the kernel times' JSON file run-smpi.sh used")
+parser.add_argument("settings", help="a sentence on the platform, for the report")
+args = parse_args(parser)
+path, out, kernel_times, settings = args.csv, args.out, args.kernel_times, args.settings
 rows = [r for r in csv.DictReader(open(path))]
 times = json.load(open(kernel_times))
 ok = {(int(r["nodes"]), r["bandwidth"], int(r["n"]), r["strategy"]): float(r["seconds"]) for r in rows if r["status"] == "ok"}

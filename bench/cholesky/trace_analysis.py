@@ -38,11 +38,24 @@ import os
 import re
 import sys
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 HERALD_TRACE = os.path.join(HERE, "..", "..", "apps", "herald-trace", "herald-trace")
 SEQ_MASK = (1 << 40) - 1
+
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
 
 
 def load_herald_trace():
@@ -54,7 +67,15 @@ def load_herald_trace():
     return module
 
 
-ht = load_herald_trace()
+# numpy and apps/herald-trace, loaded once the command line is read (load_modules): --help needs neither.
+np = ht = None
+
+
+def load_modules():
+    global np, ht
+    import numpy as np
+
+    ht = load_herald_trace()
 
 
 def load(path):
@@ -668,7 +689,8 @@ def main(argv):
     parser.add_argument("--bandwidth", type=bits_per_second, default=bits_per_second("10Gbps"),
                         help="each host's link (for wire times and link use; default 10Gbps)")
     parser.add_argument("--cores", type=int, default=16, help="modelled cores per rank (run-smpi.sh's --cores; default 16)")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
+    load_modules()
     for path in args.traces:
         analyse(path, args.bandwidth, args.cores)
     return 0

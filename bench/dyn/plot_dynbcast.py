@@ -9,13 +9,23 @@ import csv
 import statistics
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use('Agg')
-import matplotlib.pyplot as plt  # noqa: E402
-
 LABELS = {'dynbcast': 'dynamic broadcast (herald)', 'mpi_bcast': 'MPI_Bcast', 'naive_loop': 'naive loop of sends'}
 STYLES = {'dynbcast': 'o-', 'mpi_bcast': 's--', 'naive_loop': '^:'}
+
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
 
 
 def size_label(n):
@@ -42,7 +52,11 @@ def main():
     ap.add_argument('--summary', help='also write medians, min, max and ratios as CSV')
     ap.add_argument('--setting', help="what the ranks ran on, for the titles (default: 'oversubscribed' above "
                     "2 ranks, for this 2-core machine)")
-    args = ap.parse_args()
+    args = parse_args(ap)
+    import matplotlib  # only now: --help needs none of it
+
+    matplotlib.use('Agg')  # before pyplot
+    import matplotlib.pyplot as plt
 
     samples = load(args.csv)
     ranks = sorted({k[0] for k in samples})

@@ -19,6 +19,21 @@ import sys
 from collections import defaultdict
 
 
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
 def size_text(n):
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift and n % (1 << shift) == 0:
@@ -27,13 +42,13 @@ def size_text(n):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("csv")
     parser.add_argument("--out", required=True)
     parser.add_argument("--name", default="broadcast-smpi")
     parser.add_argument("--command", default="")
     parser.add_argument("--platform", default="")
-    args = parser.parse_args()
+    args = parse_args(parser)
 
     with open(args.csv, newline="") as f:
         rows = list(csv.DictReader(f))

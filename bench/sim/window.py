@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--eager", default="65535")
     ap.add_argument("--out", default=os.path.join(here, "results"))
     ap.add_argument("--sim", default=os.path.join(here, "..", "..", "build", "apps", "herald-sim", "herald-sim"))
+    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     n = size_of(a.bytes)

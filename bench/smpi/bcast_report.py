@@ -38,6 +38,21 @@ FIELDS = ["topology", "bandwidth_gbps", "hosts", "bytes", "algorithm", "time_us"
           "ratio_to_smpi_default", "auto_pick"]
 
 
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
 def seconds(text):
     """'1us' -> 1e-6."""
     match = re.fullmatch(r"([0-9.]+)(s|ms|us|ns)", text)
@@ -322,7 +337,7 @@ def main():
     parser.add_argument("--out", required=True, help="directory for the CSV, the tables and the plots")
     parser.add_argument("--latency", default="1us", help="one link's latency, e.g. 1us")
     parser.add_argument("--preamble", help="markdown to put first in smpi-bcast.md")
-    args = parser.parse_args()
+    args = parse_args(parser)
     runs = read_manifest(args.manifest)
     rows, summaries = analyse(gather(runs), seconds(args.latency))
     write_csv(os.path.join(args.out, "smpi-bcast.csv"), rows)

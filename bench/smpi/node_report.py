@@ -38,6 +38,21 @@ FIELDS = ["bandwidth", "nodes", "ranks_per_node", "placement", "bytes", "auto_us
           "tuned_us", "tuned_pick", "tuned_over_optimum"]
 
 
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
 def pick(row):
     """auto's choice as the benchmark resolved it, with its stage among leaders where it has one."""
     name = row["resolved"]
@@ -177,13 +192,13 @@ def plot(path, rows):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--manifest", required=True, nargs="+", help="one or more runs' manifests")
     parser.add_argument("--out", required=True)
     parser.add_argument("--latency", default="1us")
     parser.add_argument("--node-bandwidth", default="800Gbps")
     parser.add_argument("--node-latency", default="0.2us")
-    a = parser.parse_args()
+    a = parse_args(parser)
     groups, problems = gather(a.manifest)
     rows = summarise(groups, seconds(a.latency), seconds(a.node_latency), bits_per_second(a.node_bandwidth))
     with open(os.path.join(a.out, "node-aware.csv"), "w", newline="") as handle:

@@ -34,15 +34,39 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HERALD_TRACE = os.path.join(HERE, "..", "..", "apps", "herald-trace", "herald-trace")
 
 
+# apps/herald-trace as a module, loaded when first needed (load_herald_trace): --help needs none of it.
+ht = None
+
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
+
+
 def load_herald_trace():
-    loader = importlib.machinery.SourceFileLoader("herald_trace", HERALD_TRACE)
-    spec = importlib.util.spec_from_loader("herald_trace", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    global ht
+    if ht is None:
+        loader = importlib.machinery.SourceFileLoader("herald_trace", HERALD_TRACE)
+        spec = importlib.util.spec_from_loader("herald_trace", loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        ht = module
+    return ht
 
 
-ht = load_herald_trace()
+def bcast_choice(text):
+    """--bcast's ID or COMM:ID, read as herald-trace reads it."""
+    return load_herald_trace().parse_bcast_choice(text)
 
 
 def load(path):
@@ -141,9 +165,10 @@ def analyse(b, sends, recvs):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trace", metavar="TRACE")
-    parser.add_argument("--bcast", action="append", type=ht.parse_bcast_choice, default=[], metavar="ID")
+    parser.add_argument("--bcast", action="append", type=bcast_choice, default=[], metavar="ID")
     parser.add_argument("--algorithm", help="only the broadcasts of this algorithm")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
+    load_herald_trace()
     trace = load(args.trace)
     bcasts = ht.coll_bcasts(trace)
     if args.bcast:

@@ -2,10 +2,27 @@
 over native's (all sizes, and from 4 KiB), the largest ratio, the sizes where auto is distinguishably slower
 or faster (the benchmark's verdict: min-max ranges apart), and, where the file holds herald's algorithms too
 (--algorithms all), auto's median over the fastest herald algorithm's at each size where that one beats
-native, with the sizes where auto is more than 1.1x it or more than 1.05x native."""
+native, with the sizes where auto is more than 1.1x it or more than 1.05x native.
+
+  python3 bench/tune/summary.py CSV...      (run-auto.sh and run-untuned.sh run it)"""
+import argparse
 import csv
 import math
-import sys
+
+
+def parse_args(parser, argv=None):
+    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
+    option is named before a missing argument."""
+    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
+    required = [action for action in parser._actions if action.required]
+    for action in required:
+        action.required = False
+    unknown = parser.parse_known_args(argv)[1]
+    for action in required:
+        action.required = True
+    if unknown:
+        parser.error("unrecognized arguments: " + " ".join(unknown))
+    return parser.parse_args(argv)
 
 
 def geomean(values):
@@ -39,5 +56,7 @@ def summarise(path):
     print(f"  where herald beats native, auto above 1.1x herald's fastest: {', '.join(behind) or 'none'}")
 
 
-for path in sys.argv[1:]:
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("csv", nargs="+", metavar="CSV", help="a CSV file herald-bcast-bench wrote")
+for path in parse_args(parser).csv:
     summarise(path)
