@@ -246,8 +246,9 @@ def results_files(root):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__.split("\n", 3)[3],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--source-dir", metavar="DIR", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-        __file__)))), help="the repository's root (default: the one holding this script)")
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--source-dir", metavar="DIR", default=os.path.dirname(os.path.dirname(here)),
+                    help="the repository's root (default: the one holding this script)")
     ap.add_argument("--limit-mb", metavar="MB", type=float, default=LIMIT_MB,
                     help=f"the most bench/*/results may hold, in MiB (default {LIMIT_MB})")
     args = ap.parse_args()
@@ -264,7 +265,8 @@ def main():
             templated, variants = resolve(root, citation)
             for variant, matches in variants:
                 if not matches:
-                    problems.append(f"{doc}:{number}: cites missing {variant}")
+                    glob_ = " (no file matches)" if "*" in variant or "?" in variant else ""
+                    problems.append(f"{doc}:{number}: cites missing {variant}{glob_}")
                 cited[doc] += [(variant, m) for m in matches]
         if doc.endswith(".md"):
             cited[doc] += names_beside(root, text, os.path.dirname(doc) if kind == "run-readme" else None)
