@@ -333,6 +333,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when a README is out of date")
     ap.add_argument("folders", nargs="*", metavar="FOLDER",
                     help="results folders (default: every bench/*/results)")
+    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
     args = ap.parse_args()
     root = os.path.abspath(args.source_dir)
     folders = [f.rstrip("/") for f in args.folders] or sorted(os.path.relpath(p, root).replace(os.sep, "/")

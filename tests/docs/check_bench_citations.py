@@ -251,6 +251,7 @@ def main():
                     help="the repository's root (default: the one holding this script)")
     ap.add_argument("--limit-mb", metavar="MB", type=float, default=LIMIT_MB,
                     help=f"the most bench/*/results may hold, in MiB (default {LIMIT_MB})")
+    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
     args = ap.parse_args()
     root = os.path.abspath(args.source_dir)
 
