@@ -86,6 +86,8 @@ if(HERALD_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     OUTPUT_VARIABLE HERALD_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
 endif()
 
+set(HERALD_WITH_SESSION_DIR ${CMAKE_CURRENT_LIST_DIR}/with-session-dir.sh)
+
 function(herald_add_mpi_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;RANKS;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT;CONTROLS")
   foreach(required NAME COMMAND RANKS TIMEOUT)
@@ -147,14 +149,10 @@ function(herald_add_mpi_test)
       list(TRANSFORM environment REPLACE "^(HERALD_TEST_TRACE_DIR=.+)$" "\\1-replicated")
     endif()
     # Open MPI's launchers of tests run at once (ctest -j) create their session directories under one
-    # /tmp/ompi.<host>.<uid> and race there ("mkdir ... File exists", orte_init failed); each test gets a
-    # base of its own, short, as the sockets inside must stay under the length a Unix socket path allows.
-    string(MD5 session "${CMAKE_BINARY_DIR}/${name}")
-    string(SUBSTRING "${session}" 0 12 session)
-    file(MAKE_DIRECTORY "/tmp/herald-mpi-${session}")
-    list(APPEND environment "OMPI_MCA_orte_tmpdir_base=/tmp/herald-mpi-${session}")
+    # /tmp/ompi.<host>.<uid> and race there ("mkdir ... File exists", orte_init failed): each launch gets a
+    # base of its own, made when it starts and removed when it ends (with-session-dir.sh).
     add_test(NAME ${name}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
+      COMMAND ${HERALD_WITH_SESSION_DIR} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
               ${MPIEXEC_PREFLAGS} ${program} ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
     # PROCESSORS keeps `ctest -j` from stacking several oversubscribed launches on the same cores.
     set_tests_properties(${name} PROPERTIES

@@ -18,13 +18,27 @@
 namespace herald::trace {
 namespace {
 
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("herald-trace-test-" + std::to_string(::getpid()) + "-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// A folder of the test's own in TMPDIR, removed when the test ends.
+class Scratch {
+ public:
+  explicit Scratch(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() /
+              ("herald-trace-test-" + std::to_string(::getpid()) + "-" + name)) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~Scratch() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  operator const std::filesystem::path&() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 // prefix and number (built by appending: GCC 12 warns, wrongly, of overlapping copies in "k" + to_string()).
 std::string numbered(const char* prefix, std::int64_t n) {
@@ -40,7 +54,7 @@ struct TickingClock {
 };
 
 TEST(TraceRecorder, ReadsBackEveryEventInEachThreadsOrder) {
-  const auto dir = scratch("order");
+  const Scratch dir("order");
   Recorder recorder(TickingClock{}, dir / "r.events", 3, /*capacity=*/7);
   constexpr int threads = 4, per_thread = 100;
   std::vector<std::thread> pool;
@@ -77,7 +91,7 @@ TEST(TraceRecorder, ReadsBackEveryEventInEachThreadsOrder) {
 }
 
 TEST(TraceRecorder, AFullBufferSpillsAndMemoryStaysAtItsCapacity) {
-  const auto dir = scratch("overflow");
+  const Scratch dir("overflow");
   Recorder recorder(TickingClock{}, dir / "r.events", 0, /*capacity=*/10);
   for (int i = 0; i < 25; ++i) recorder.record({.a = i, .kind = Kind::submit});
   EXPECT_EQ(recorder.spills(), 2u);  // at the 11th and the 21st
@@ -89,7 +103,7 @@ TEST(TraceRecorder, AFullBufferSpillsAndMemoryStaysAtItsCapacity) {
 }
 
 TEST(TraceRecorder, ATornSpillFileKeepsItsWholeBlocks) {
-  const auto dir = scratch("torn");
+  const Scratch dir("torn");
   {
     Recorder recorder(TickingClock{}, dir / "r.events", 0, /*capacity=*/4);
     for (int i = 0; i < 10; ++i) recorder.record({.a = i, .name = recorder.string(numbered("s", i)),
@@ -115,7 +129,7 @@ TEST(TraceRecorder, AnUnwritableSpillFileIsRefusedNamingIt) {
 }
 
 TEST(TraceRecover, ARunsSpillFilesAndStartClocksMakeItsTrace) {
-  const auto dir = scratch("recover");
+  const Scratch dir("recover");
   std::filesystem::create_directories(dir / "raw");
   for (int r = 0; r < 3; ++r) {
     if (r == 1) continue;  // rank 1 left no file
@@ -155,7 +169,7 @@ TEST(TraceClock, OffsetsMoveLinearlyBetweenTheirMeasurements) {
 }
 
 TEST(TraceChrome, WritesWhatWasRecordedOnTheReferenceClock) {
-  const auto dir = scratch("chrome");
+  const Scratch dir("chrome");
   Recording run;
   run.logs.resize(2);
   run.clocks.resize(2);
