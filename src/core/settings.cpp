@@ -106,7 +106,7 @@ constexpr std::array table = {
     Setting{"HERALD_CTEST_ARGS", text, "", "", "scripts", "extra ctest arguments of scripts/test.sh", ""},
     Setting{"HERALD_SIMGRID", switch_, "0", "", "scripts", "scripts/setup.sh also installs SimGrid", ""},
     Setting{"HERALD_STARPU", switch_, "0", "", "scripts", "scripts/setup.sh also installs StarPU", ""},
-    Setting{"HERALD_MPI4PY_VENV", path, "~/.cache/herald/mpi4py-venv", "", "scripts", "where scripts/setup.sh builds mpi4py", ""},
+    Setting{"HERALD_MPI4PY_VENV", path, "~/.cache/herald/mpi4py-venv", "", "scripts", "a virtual environment with mpi4py, which the mpi4py test prefers to Debian's", ""},
     Setting{"HERALD_FRESH_ENV", text, "", "", "scripts", "variables scripts/fresh-root.sh passes to its command", ""},
     Setting{"HERALD_CLUSTER_NET", text, "10.213.0", "", "scripts", "the emulated cluster's network (bench/cluster)", ""},
     Setting{"HERALD_TASK_BENCH_DIR", path, "~/.cache/herald/task-bench", "", "scripts", "where bench/taskbench/peer.sh builds Task Bench", ""},
