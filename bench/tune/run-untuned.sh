@@ -6,16 +6,20 @@
 # and against herald's fastest where that beats native. HERALD_* settings in the environment (such as
 # HERALD_AUTO_NATIVE_BELOW) reach the benchmark and are named in each output's first line.
 #
-#   bench/tune/run-untuned.sh [--ranks "2 4"] [--build DIR] [--out DIR]
+#   bench/tune/run-untuned.sh [--ranks "2 4"] [--sizes LIST] [--repetitions N] [--build DIR] [--out DIR]
+#
+# --sizes and --repetitions are herald-bcast-bench's (default: its sweep, 7 repetitions); a short run such as
+# --sizes 1K,64K --repetitions 1 checks the script end to end in seconds.
 #
 # The MPI is the build's: a build configured with -DMPI_EXECUTABLE_SUFFIX=.mpich measures MPICH.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ranks="2 4" build=$repo/build out=$repo/bench/tune/results
+ranks="2 4" sizes="" repetitions=7 build=$repo/build out=$repo/bench/tune/results
 die() { echo "run-untuned.sh: $*" >&2; exit 2; }
 source "$repo/bench/options.sh"
-parse_options "ranks build out" "$@"
+parse_options "ranks sizes repetitions build out" "$@"
+counts_list "$repetitions" --repetitions
 
 cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
 source "$repo/bench/local-mpi.sh"
@@ -25,9 +29,9 @@ mkdir -p "$out"
 for p in $ranks; do
   launch_flags "$p"
   {
-    echo "# bench/tune/run-untuned.sh --ranks $p (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; $(env | grep '^HERALD_' | paste -sd ' ' -)"
+    echo "# bench/tune/run-untuned.sh --ranks $p${sizes:+ --sizes $sizes} --repetitions $repetitions (commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1); $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; $(env | grep '^HERALD_' | paste -sd ' ' -)"
     timeout 3600 "$mpiexec" "${flags[@]}" "$build/apps/herald-bcast-bench/herald-bcast-bench" --algorithms all \
-      --repetitions 7 --csv "$out/untuned_${mpi}_p$p.csv"
+      ${sizes:+--sizes "$sizes"} --repetitions "$repetitions" --csv "$out/untuned_${mpi}_p$p.csv"
   } >"$out/untuned_${mpi}_p$p.txt"
 done
 for p in $ranks; do python3 "$repo/bench/tune/summary.py" "$out/untuned_${mpi}_p$p.csv"; done

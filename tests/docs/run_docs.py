@@ -268,8 +268,12 @@ ADJUSTMENTS = [
      "16 and 64 ranks up to 1 MiB: 1024 ranks and 1 GiB take many minutes and gigabytes"),
     (re.compile(r"bench/runtime/run-broadcast-local\.sh"), {"--ranks": 3, "--sizes": "64K", "--reps": 1},
      "3 ranks, 64 KiB, one repetition"),
-    (re.compile(r"bench/(?:tune/run-passthrough|node/run-local)\.sh"), {"--ranks": 2},
+    (re.compile(r"bench/tune/run-passthrough\.sh"), {"--ranks": 2},
      "2 ranks: a minute each; 4 ranks add minutes more"),
+    (re.compile(r"bench/node/run-local\.sh"), {"--ranks": 2, "--sizes": "64K,1M", "--repetitions": 3},
+     "2 ranks, 64 KiB and 1 MiB, three repetitions: the whole sweep takes minutes"),
+    (re.compile(r"bench/tune/run-untuned\.sh"), {"--ranks": 2, "--sizes": "1K,64K", "--repetitions": 1},
+     "2 ranks, 1 KiB and 64 KiB, one repetition: the whole sweep at 2 and 4 ranks takes two minutes"),
 ]
 
 
