@@ -37,6 +37,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_args import parse_args  # noqa: E402
+
 NOTE = "Made by bench/results_index.py; new runs replace what they supersede."
 HEAD_LINES = 20          # lines of each file searched for a command
 MAX_COMMAND = 120        # characters of a command kept on its line
@@ -333,8 +336,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when a README is out of date")
     ap.add_argument("folders", nargs="*", metavar="FOLDER",
                     help="results folders (default: every bench/*/results)")
-    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
-    args = ap.parse_args()
+    args = parse_args(ap)
     root = os.path.abspath(args.source_dir)
     folders = [f.rstrip("/") for f in args.folders] or sorted(os.path.relpath(p, root).replace(os.sep, "/")
                                                               for p in glob.glob(os.path.join(root, "bench", "*",

@@ -17,6 +17,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_args import parse_args  # noqa: E402
+
 
 def gtest_cases(program, args, env, cache):
     """The number of cases `program args` runs, or None when it is not a GoogleTest program."""
@@ -55,8 +58,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", default="build", help="a configured and built herald build tree (build)")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
-    options = parser.parse_args()
+    options = parse_args(parser)
     listing = subprocess.run(["ctest", "--test-dir", options.build_dir, "--show-only=json-v1"],
                              capture_output=True, text=True, check=True)
     tests = json.loads(listing.stdout)["tests"]

@@ -6,26 +6,16 @@ size and rank count, dynamic broadcast vs MPI_Bcast vs a naive loop of sends (me
 """
 import argparse
 import csv
+import os
 import statistics
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_args import parse_args  # noqa: E402
 
 LABELS = {'dynbcast': 'dynamic broadcast (herald)', 'mpi_bcast': 'MPI_Bcast', 'naive_loop': 'naive loop of sends'}
 STYLES = {'dynbcast': 'o-', 'mpi_bcast': 's--', 'naive_loop': '^:'}
-
-
-def parse_args(parser, argv=None):
-    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
-    option is named before a missing argument."""
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
-    required = [action for action in parser._actions if action.required]
-    for action in required:
-        action.required = False
-    unknown = parser.parse_known_args(argv)[1]
-    for action in required:
-        action.required = True
-    if unknown:
-        parser.error("unrecognized arguments: " + " ".join(unknown))
-    return parser.parse_args(argv)
 
 
 def size_label(n):

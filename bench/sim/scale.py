@@ -18,6 +18,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_args import parse_args  # noqa: E402
+
 SEGMENTED = {"chain", "two_tree", "split_binary", "binary", "binomial", "knomial", "scatter_ring",
              "scatter_ring_tuned", "scatter_rdb"}
 
@@ -46,8 +49,7 @@ def main():
     ap.add_argument("--min-segment", default="64K")
     ap.add_argument("--out", default=os.path.join(here, "results"))
     ap.add_argument("--sim", default=os.path.join(here, "..", "..", "build", "apps", "herald-sim", "herald-sim"))
-    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
-    a = ap.parse_args()
+    a = parse_args(ap)
     os.makedirs(a.out, exist_ok=True)
     model = ["--network", "fair", "--alpha", a.alpha, "--beta", a.beta, "--overhead", a.overhead, "--eager", a.eager]
     names = subprocess.run([a.sim, "--help"], capture_output=True, text=True).stdout

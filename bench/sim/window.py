@@ -19,6 +19,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_args import parse_args  # noqa: E402
+
 
 def size_of(text):
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1], 1)
@@ -39,8 +42,7 @@ def main():
     ap.add_argument("--eager", default="65535")
     ap.add_argument("--out", default=os.path.join(here, "results"))
     ap.add_argument("--sim", default=os.path.join(here, "..", "..", "build", "apps", "herald-sim", "herald-sim"))
-    ap.error = lambda message: ap.exit(2, f"{ap.prog}: {message} (see --help)\n")
-    a = ap.parse_args()
+    a = parse_args(ap)
     os.makedirs(a.out, exist_ok=True)
     n = size_of(a.bytes)
     algorithms = a.algorithms.split(",")

@@ -31,26 +31,14 @@ import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_args import parse_args  # noqa: E402
+
 SMPI_DEFAULT = "smpi:default"
 TUNED = "auto, tuned"  # auto reading the tuning file herald-tune wrote on the platform (--models tuned)
 FIELDS = ["topology", "bandwidth_gbps", "hosts", "bytes", "algorithm", "time_us", "lower_bound_us",
           "ratio_to_bound", "pipelined_optimum_us", "ratio_to_optimum", "ratio_to_best_smpi",
           "ratio_to_smpi_default", "auto_pick"]
-
-
-def parse_args(parser, argv=None):
-    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
-    option is named before a missing argument."""
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
-    required = [action for action in parser._actions if action.required]
-    for action in required:
-        action.required = False
-    unknown = parser.parse_known_args(argv)[1]
-    for action in required:
-        action.required = True
-    if unknown:
-        parser.error("unrecognized arguments: " + " ".join(unknown))
-    return parser.parse_args(argv)
 
 
 def seconds(text):

@@ -30,27 +30,14 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bcast_report import bits_per_second, pipelined_optimum_us, seconds, short_bytes  # noqa: E402
+from cli_args import parse_args  # noqa: E402
 
 FIELDS = ["bandwidth", "nodes", "ranks_per_node", "placement", "bytes", "auto_us", "auto_pick",
           "best_herald", "best_herald_us", "best_smpi", "best_smpi_us", "bound_us", "optimum_us",
           "auto_over_best_herald", "auto_over_best_smpi", "auto_over_bound", "auto_over_optimum",
           "tuned_us", "tuned_pick", "tuned_over_optimum"]
-
-
-def parse_args(parser, argv=None):
-    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
-    option is named before a missing argument."""
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
-    required = [action for action in parser._actions if action.required]
-    for action in required:
-        action.required = False
-    unknown = parser.parse_known_args(argv)[1]
-    for action in required:
-        action.required = True
-    if unknown:
-        parser.error("unrecognized arguments: " + " ".join(unknown))
-    return parser.parse_args(argv)
 
 
 def pick(row):

@@ -8,21 +8,11 @@ native, with the sizes where auto is more than 1.1x it or more than 1.05x native
 import argparse
 import csv
 import math
+import os
+import sys
 
-
-def parse_args(parser, argv=None):
-    """parser.parse_args(argv), but a refused command line gets one line on stderr and exit 2, and an unknown
-    option is named before a missing argument."""
-    parser.error = lambda message: parser.exit(2, f"{parser.prog}: {message} (see --help)\n")
-    required = [action for action in parser._actions if action.required]
-    for action in required:
-        action.required = False
-    unknown = parser.parse_known_args(argv)[1]
-    for action in required:
-        action.required = True
-    if unknown:
-        parser.error("unrecognized arguments: " + " ".join(unknown))
-    return parser.parse_args(argv)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cli_args import parse_args  # noqa: E402
 
 
 def geomean(values):

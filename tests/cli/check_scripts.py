@@ -3,8 +3,10 @@
 on all of them, found here by name so that a new script is checked without being listed:
 
   - every *.sh and *.py is a script, but a *.sh that is not executable and whose opening lines say
-    "sourced, not run" (a library the scripts source, such as bench/options.sh): such a file is skipped,
-    and a *.sh that is neither executable nor so marked fails;
+    "sourced, not run" (a library the scripts source, such as bench/options.sh), and a *.py that is not
+    executable and whose opening lines say "imported, not run" (a module the scripts import, such as
+    bench/cli_args.py): such a file is skipped; a *.sh that is neither executable nor so marked fails, and
+    so does an executable file so marked;
   - --help and -h exit 0 and print, on standard output alone, text that names the script or says "usage";
   - --no-such-option exits 2, prints nothing on standard output and exactly one non-empty line on standard
     error, which names --no-such-option;
@@ -31,7 +33,7 @@ import sys
 import tempfile
 
 TIME_LIMIT = 10  # seconds per run; ctest's limit for the whole test is 60
-MARKER = "sourced, not run"
+MARKER = {".sh": "sourced, not run", ".py": "imported, not run"}
 # The tools a script may use before it has read its command line: text tools, nothing that builds, launches,
 # changes the network or creates a file.
 TOOLS = ["sh", "bash", "env", "sed", "awk", "grep", "cat", "head", "tail", "cut", "tr", "paste", "fold",
@@ -70,11 +72,18 @@ def sandbox_path(root):
     return bin_dir
 
 
-def marked_sourced(path):
-    """Whether the opening lines of PATH say MARKER (comment lines joined)."""
+def marker(path):
+    """The MARKER of PATH's kind (.sh or .py), or None."""
+    return MARKER.get(os.path.splitext(path)[1])
+
+
+def marked_library(path):
+    """Whether the first five lines of PATH say its kind's MARKER (comment lines joined)."""
+    if marker(path) is None:
+        return False
     with open(path, encoding="utf-8", errors="replace") as f:
         opening = " ".join(f.readline().lstrip("#").strip() for _ in range(5))
-    return MARKER in opening
+    return marker(path) in opening
 
 
 def help_problems(arg, done, script_name):
@@ -158,16 +167,17 @@ def main(argv):
             name = os.path.relpath(path, repo)
             problems = []
             executable = os.access(path, os.X_OK)
-            if path.endswith(".sh") and not executable:
-                if marked_sourced(path):
-                    skipped.append(name)
-                    print("skipped: %s: %s" % (name, MARKER))
-                else:
-                    print("FAILED: %s: not executable, and its opening lines do not say '%s'" % (name, MARKER))
-                    failed.append(name)
+            marked = marked_library(path)
+            if marked and not executable:
+                skipped.append(name)
+                print("skipped: %s: %s" % (name, marker(path)))
                 continue
-            if path.endswith(".sh") and marked_sourced(path):
-                problems.append("executable, but its opening lines say '%s'" % MARKER)
+            if path.endswith(".sh") and not executable:
+                print("FAILED: %s: not executable, and its opening lines do not say '%s'" % (name, marker(path)))
+                failed.append(name)
+                continue
+            if marked:
+                problems.append("executable, but its opening lines say '%s'" % marker(path))
             command = [sys.executable, "-S", "-B", path] if path.endswith(".py") else [path]
 
             for arg in ("--help", "-h", "--no-such-option"):
@@ -191,8 +201,9 @@ def main(argv):
                 print("ok: %s" % name)
 
     checked = len(scripts) - len(skipped)
+    markers = " or ".join('"%s"' % m for m in MARKER.values())
     print("check_scripts.py: %d scripts checked, %d skipped (%s), %d failed%s" % (
-        checked, len(skipped), MARKER, len(failed), ": " + " ".join(failed) if failed else ""))
+        checked, len(skipped), markers, len(failed), ": " + " ".join(failed) if failed else ""))
     return 1 if failed else 0
 
 
