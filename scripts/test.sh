@@ -23,7 +23,9 @@ cd "$repo"
 build=${HERALD_BUILD_DIR:-build}
 jobs=$(nproc)
 
+started=$SECONDS
 "$repo/scripts/setup.sh"
+setup_seconds=$((SECONDS - started))
 
 configure=(-DCMAKE_BUILD_TYPE="${HERALD_BUILD_TYPE:-Release}")
 case "${HERALD_MPI:-}" in
@@ -72,4 +74,9 @@ fi
 
 cmake -S "$repo" -B "$build" "${configure[@]}" "${extra_configure[@]}"
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" "${filter[@]}" "${extra_ctest[@]}"
+build_seconds=$((SECONDS - started - setup_seconds))
+status=0
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" "${filter[@]}" "${extra_ctest[@]}" || status=$?
+# Where the time went, for CI's stage times and anyone timing the README's command.
+echo "test.sh: setup ${setup_seconds} s, configure and build ${build_seconds} s, ctest $((SECONDS - started - setup_seconds - build_seconds)) s"
+exit $status
