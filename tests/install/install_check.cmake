@@ -9,8 +9,8 @@
 #   runtime-cmake, runtime-pkgconfig   examples/runtime-client (the task runtime) with herald::runtime, with
 #                herald-runtime.pc
 #   build-tree   examples/consumer with find_package(herald) pointed at herald's build directory (herald_DIR)
-#   static       herald built with BUILD_SHARED_LIBS=OFF (libraries only) and installed; the C program
-#                linked with `pkg-config --static` and as a C-only CMake project
+#   static-install  herald built with BUILD_SHARED_LIBS=OFF (libraries only, unoptimised) and installed
+#   static       the C program linked against it with `pkg-config --static` and as a C-only CMake project
 # Every program built runs under mpiexec and must report success from rank 0.
 cmake_minimum_required(VERSION 3.25)
 include(${SETTINGS})
@@ -54,6 +54,8 @@ endfunction()
 
 set(prefix ${WORK_DIR}/prefix)
 set(work ${WORK_DIR}/${STEP})
+# The static herald's prefix, written by the static-install step and read by the static step.
+set(static_prefix ${WORK_DIR}/static-install/prefix)
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
 # The programs find herald's shared libraries in the scratch prefix as a user's would: by their RPATH.
@@ -159,11 +161,10 @@ elseif(STEP STREQUAL "build-tree")
   run("building consumer against the build tree" ${CMAKE_COMMAND} --build ${work}/build)
   run_program(${work}/build/herald-consumer 3 "herald-consumer: ok ranks=3")
 
-elseif(STEP STREQUAL "static")
+elseif(STEP STREQUAL "static-install")
   # Only the libraries, with this build's compilers and MPI. Build type None (no optimisation, no debug
   # information): the step checks how static archives are built, installed and linked, not their speed, and
   # unoptimised they compile in about a third of the time.
-  set(static_prefix ${work}/prefix)
   run("configuring a static herald" ${CMAKE_COMMAND} -S ${HERALD_SOURCE_DIR} -B ${work}/herald
       -DCMAKE_BUILD_TYPE=None -DBUILD_SHARED_LIBS=OFF -DHERALD_BUILD_TESTS=OFF -DHERALD_BUILD_APPS=OFF
       -DHERALD_WITH_BALANCE=OFF -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
@@ -174,6 +175,9 @@ elseif(STEP STREQUAL "static")
   if(shared)
     message(FATAL_ERROR "install ${STEP}: BUILD_SHARED_LIBS=OFF installed ${shared}")
   endif()
+
+elseif(STEP STREQUAL "static")
+  # The static herald that the static-install step installed.
   # The instrumented archives would need the sanitizer runtimes: this step builds without them.
   pkg_config(${static_prefix} --static --cflags --libs herald)
   run("compiling with mpicc and pkg-config --static" ${MPI_C_COMPILER}
