@@ -152,7 +152,7 @@ function(herald_add_mpi_test)
     # /tmp/ompi.<host>.<uid> and race there ("mkdir ... File exists", orte_init failed): each launch gets a
     # base of its own, made when it starts and removed when it ends (with-session-dir.sh).
     add_test(NAME ${name}
-      COMMAND ${HERALD_WITH_SESSION_DIR} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
+      COMMAND /bin/sh ${HERALD_WITH_SESSION_DIR} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_RANKS} ${HERALD_MPIEXEC_FLAGS} ${rank_env}
               ${MPIEXEC_PREFLAGS} ${program} ${MPIEXEC_POSTFLAGS} ${arg_COMMAND})
     # PROCESSORS keeps `ctest -j` from stacking several oversubscribed launches on the same cores.
     set_tests_properties(${name} PROPERTIES

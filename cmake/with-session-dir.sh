@@ -1,10 +1,12 @@
 #!/bin/sh
 # with-session-dir.sh COMMAND...: runs an MPI launch with a session directory of its own, made when the test
 # starts and removed when it ends, so that launches run at once (ctest -j) never race in one directory and
-# a build leaves nothing behind in TMPDIR. Open MPI is told to use it; other MPIs ignore the variable.
+# a build leaves nothing behind in TMPDIR. Open MPI is told to use it; other MPIs ignore the variable. A
+# launch that ctest kills at its timeout (SIGKILL) leaves its folder: only a failed test does.
 base=${TMPDIR:-/tmp}
-# Open MPI puts Unix sockets inside, whose paths must stay short: a long TMPDIR falls back to /tmp.
-[ "${#base}" -le 48 ] || base=/tmp
+# Open MPI puts Unix sockets inside (<base>/herald-mpi.XXXXXX/ompi.<host>.<uid>/...), whose paths must stay
+# under 108 bytes: a long TMPDIR falls back to /tmp.
+[ "${#base}" -le 32 ] || base=/tmp
 dir=$(mktemp -d "$base/herald-mpi.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 143' TERM

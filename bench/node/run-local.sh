@@ -22,7 +22,7 @@ out=$repo/bench/node/results
 die() { echo "run-local.sh: $*" >&2; exit 2; }
 source "$repo/bench/options.sh"
 parse_options "ranks sizes repetitions build out" "$@"
-[[ -z $repetitions ]] || counts_list "$repetitions" --repetitions
+[[ -z $repetitions ]] || [[ $repetitions =~ ^[1-9][0-9]*$ ]] || die "--repetitions takes a positive count, not '$repetitions'"
 
 cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
 source "$repo/bench/local-mpi.sh"

@@ -19,7 +19,7 @@ ranks="2 4" sizes="" repetitions=7 build=$repo/build out=$repo/bench/tune/result
 die() { echo "run-untuned.sh: $*" >&2; exit 2; }
 source "$repo/bench/options.sh"
 parse_options "ranks sizes repetitions build out" "$@"
-counts_list "$repetitions" --repetitions
+[[ $repetitions =~ ^[1-9][0-9]*$ ]] || die "--repetitions takes a positive count, not '$repetitions'"
 
 cmake --build "$build" --target herald-bcast-bench -j2 >/dev/null
 source "$repo/bench/local-mpi.sh"

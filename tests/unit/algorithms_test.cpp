@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace herald {
@@ -37,10 +39,11 @@ std::vector<int> roots_for(int P) {
 int sweep_ranks() {
   const char* text = std::getenv("HERALD_TEST_SWEEP_RANKS");
   if (text == nullptr) return 130;
-  std::size_t used = 0;
-  const int ranks = std::stoi(text, &used);
-  if (used != std::string(text).size() || ranks < 1)
-    throw std::invalid_argument(std::string("HERALD_TEST_SWEEP_RANKS must be a positive count, not '") + text + "'");
+  const std::string_view value(text);
+  int ranks = 0;
+  const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), ranks);
+  if (problem != std::errc{} || end != value.data() + value.size() || ranks < 1)
+    throw std::invalid_argument("HERALD_TEST_SWEEP_RANKS must be a positive count, not '" + std::string(value) + "'");
   return ranks;
 }
 
