@@ -47,9 +47,11 @@ def gtest_cases(program, args, env, cache):
 
 def launched_program(command):
     """(program, its arguments) of a command, looking through mpiexec and wrapper scripts."""
+    launchers = ("sh", "bash", "env", "python3", "mpiexec", "mpirun")
     for i, word in enumerate(command):
-        if os.path.isfile(word) and os.access(word, os.X_OK) and not word.endswith((".sh", "mpiexec")) \
-                and "mpiexec" not in os.path.basename(word) and "mpirun" not in os.path.basename(word):
+        name = os.path.basename(word)
+        if os.path.isfile(word) and os.access(word, os.X_OK) and not name.endswith(".sh") \
+                and not name.startswith(launchers):
             return word, command[i + 1:]
     return None, []
 
