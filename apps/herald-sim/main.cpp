@@ -2,7 +2,7 @@
 #include <herald/algorithms.hpp>
 #include <herald/config.hpp>
 #include <herald/error.hpp>
-#include <herald/selector.hpp>
+#include <herald/decision.hpp>
 #include <herald/simulator.hpp>
 
 #include "cli.hpp"
@@ -95,10 +95,14 @@ int main(int argc, char** argv) {
     if (!leaders_text.empty()) problem.parameters.leaders = herald::parse_leader_stage(leaders_text, "--leaders");
     double closed_form = -1;
     if (algorithm == "auto") {
-      const herald::Choice choice = herald::choose_algorithm(problem, model);
-      algorithm = choice.algorithm->name;
-      problem.parameters = choice.parameters;
-      closed_form = choice.seconds;
+      // As a call decides with no tuning file (decide()); the layout is --node-size's, without node memory.
+      herald::AutoQuestion question;
+      question.problem = problem;
+      question.model = model;
+      const herald::Decision decision = herald::decide(question);
+      algorithm = decision.choice.algorithm->name;
+      problem.parameters = decision.choice.parameters;
+      closed_form = decision.choice.seconds;
     }
     const auto& info = herald::find_algorithm(algorithm);
     const herald::Schedule schedule = herald::make_schedule(info, problem);

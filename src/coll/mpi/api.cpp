@@ -6,7 +6,7 @@
 #include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
 #include <herald/coll_settings.hpp>
-#include <herald/selector.hpp>
+#include <herald/decision.hpp>
 
 #include <memory>
 #include <mutex>
@@ -152,10 +152,12 @@ std::string resolve_algorithm(const Options& options, int ranks, std::size_t byt
   if (const AlgorithmInfo* named = context.settings().algorithm(options.algorithm, native))
     return std::string(named->name);
   if (native) return "native";
-  if (const TuningCell* cell = context.tuning().measured(ranks, bytes)) return cell->algorithm;
-  const Problem problem{.ranks = ranks, .root = 0, .bytes = bytes,
-                        .parameters = merge(options.parameters, context.settings().parameters())};
-  return std::string(select_algorithm(problem, context.tuning().cost_model()).name);
+  const Decision d = decide({.problem = {.ranks = ranks, .root = 0, .bytes = bytes,
+                                         .parameters = merge(options.parameters, context.settings().parameters())},
+                             .model = context.tuning().cost_model(),
+                             .cell = context.tuning().measured(ranks, bytes),
+                             .native_below = context.settings().native_below()});
+  return d.native ? "native" : std::string(d.choice.algorithm->name);
 }
 
 }  // namespace herald

@@ -105,24 +105,41 @@ std::shared_ptr<Plan> CommState::plan(const PlanKey& key) {
   if (last_plan_ && key == last_key_) return last_plan_;
   last_key_ = key;
   if (auto it = plans_.find(key); it != plans_.end()) return last_plan_ = it->second;
-  const Context& context = Context::get();
-  Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters, .layout = layout_,
-                  .node_memory = key.node_memory};
-  const AlgorithmInfo* algorithm = key.algorithm;
-  double predicted = 0;
-  if (!algorithm) {  // "auto": the algorithm and segment size the cost model prices best
-    // prepare() sent the calls auto keeps MPI_Bcast for to it: there is a choice here.
-    const Choice choice =
-        choose_unmeasured(problem, context.tuning().cost_model(), context.settings().native_below(), &loads_).value();
-    algorithm = choice.algorithm;
-    problem.parameters = choice.parameters;
-    predicted = choice.seconds;
-  }
-  auto plan = std::make_shared<Plan>(*algorithm, problem, rank_, context.settings().message_limit());
-  plan->predicted = predicted;
+  const Problem problem{.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters,
+                        .layout = layout_, .node_memory = key.node_memory};
+  auto plan = std::make_shared<Plan>(*key.algorithm, problem, rank_, Context::get().settings().message_limit());
   if (plans_.size() >= max_plans) plans_.clear();  // in-flight calls keep their plans alive
   plans_.emplace(key, plan);
   return last_plan_ = std::move(plan);
+}
+
+std::shared_ptr<const Decided> CommState::decide(const PlanKey& key) {
+  if (last_decided_ && key == last_auto_key_) return last_decided_;
+  last_auto_key_ = key;
+  if (auto it = decided_.find(key); it != decided_.end()) return last_decided_ = it->second;
+  Context& context = Context::get();
+  const AutoQuestion question{
+      .problem = {.ranks = size_, .root = key.root, .bytes = key.bytes, .parameters = key.parameters,
+                  .layout = layout_, .node_memory = key.node_memory},
+      .model = context.tuning().cost_model(),
+      .cell = context.tuning().measured(size_, key.bytes),
+      .native_below = context.settings().native_below(),
+      .loads = &loads_,
+      // HERALD_VERBOSE names the runners-up, priced with the same loads.
+      .rank_alternatives = context.settings().verbose()};
+  auto decided = std::make_shared<Decided>();
+  decided->decision = herald::decide(question);
+  const Decision& d = decided->decision;
+  if (!d.native && size_ > 1 && key.bytes > 0) {
+    Problem problem = question.problem;
+    problem.parameters = d.choice.parameters;
+    decided->plan = std::make_shared<Plan>(*d.choice.algorithm, problem, rank_, context.settings().message_limit());
+    if (d.because == Because::cost_model || d.because == Because::node_memory) decided->plan->predicted = d.choice.seconds;
+  }
+  if (rank_ == 0) context.explain(question, d);
+  if (decided_.size() >= max_plans) decided_.clear();  // in-flight calls keep theirs alive
+  decided_.emplace(key, decided);
+  return last_decided_ = std::move(decided);
 }
 
 std::int64_t CommState::trace_id() {

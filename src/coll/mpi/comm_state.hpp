@@ -8,6 +8,7 @@
 #include "settings.hpp"
 
 #include <herald/algorithms.hpp>
+#include <herald/decision.hpp>
 #include <herald/selector.hpp>
 
 #include <mpi.h>
@@ -22,7 +23,7 @@
 namespace herald::mpi {
 
 struct PlanKey {
-  const AlgorithmInfo* algorithm;  // nullptr: "auto"
+  const AlgorithmInfo* algorithm;  // nullptr: "auto" (CommState::decide())
   int root;
   std::size_t bytes;
   Parameters parameters;
@@ -33,6 +34,12 @@ struct PlanKey {
 
 struct PlanKeyHash {
   std::size_t operator()(const PlanKey& k) const noexcept;
+};
+
+// What "auto" decided for one call's shape on a communicator, and the plan it runs (none for MPI_Bcast).
+struct Decided {
+  Decision decision;
+  std::shared_ptr<Plan> plan;
 };
 
 // The private duplicate is made when the state is, so that herald's messages never meet the program's.
@@ -69,8 +76,11 @@ class CommState {
   // Worked out on first use, without communicating.
   int world_rank(int rank);
   std::int64_t trace_id();
-  // The compiled plan for this shape ("auto" resolved), built on first use.
+  // The compiled plan for a named algorithm's shape, built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
+  // "auto"'s decision (decide(): the tuning file's cell, MPI_Bcast, or the cost model with this
+  // communicator's link loads) for a key without an algorithm, and its plan; made on first use.
+  std::shared_ptr<const Decided> decide(const PlanKey& key);
   // This rank's node ring; nullptr where this rank is alone on its node or the rings could not be made.
   NodeMemory* node_memory() const noexcept { return memory_.get(); }
   // Every node of two ranks or more has its ring open: the same on every rank.
@@ -96,6 +106,9 @@ class CommState {
   // Most programs repeat one shape: the last plan is checked before hashing.
   PlanKey last_key_{};
   std::shared_ptr<Plan> last_plan_;
+  std::unordered_map<PlanKey, std::shared_ptr<const Decided>, PlanKeyHash> decided_;
+  PlanKey last_auto_key_{};
+  std::shared_ptr<const Decided> last_decided_;
   std::unique_ptr<NodeMemory> memory_;
   bool memory_everywhere_ = false;
   std::vector<int> world_ranks_;  // trace_id() fills it

@@ -66,8 +66,8 @@ class Context {
 
   // HERALD_VERBOSE=1: what "auto" runs and why (TuningState::explain()). Called on the communicator's rank
   // 0 only.
-  void explain(const Problem& problem, const TuningCell* cell) {
-    if (settings_.verbose()) tuning_.explain(problem, cell, settings_.native_below());
+  void explain(const AutoQuestion& question, const Decision& decision) {
+    if (settings_.verbose()) tuning_.explain(question, decision);
   }
 
   // An identical repeat of the pass-through's last call skips every check (passthrough.hpp), only where

@@ -535,8 +535,13 @@ class NativeRun final : public Request::State {
 struct Call {
   bool native = false;
   mpi::PlanKey key{};
+  std::shared_ptr<const mpi::Decided> decided;  // "auto": what it decided, and the plan (CommState::decide())
   const char* why = "named";  // how the algorithm was chosen, for traces
 };
+
+std::shared_ptr<Plan> plan_of(const mpi::Slot& slot, const Call& call) {
+  return call.decided ? call.decided->plan : slot.state->plan(call.key);
+}
 
 // Checks what is the same on every rank of a correct program (root, algorithm, settings), so that a refusal
 // here is a refusal everywhere.
@@ -554,23 +559,15 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   // Node memory holds the nodes the communicator's layout gives; a node size set by hand names others.
   call.key.node_memory = !call.key.parameters.node_size && slot.state->node_memory_open();
   if (!call.key.algorithm && !call.native) {
-    // "auto": the tuning file's measured winner where it has one (every rank reads the same file, so every
-    // rank decides alike), else MPI_Bcast for a short call on one node, else the cost model, in
-    // CommState::plan() (choose_unmeasured()).
-    const TuningCell* cell = context.tuning().measured(ranks, bytes);
-    const Problem problem{.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters,
-                          .layout = slot.state->layout(), .node_memory = call.key.node_memory};
-    call.why = cell ? "auto: tuning file" : "auto: cost model";
-    if (cell && cell->algorithm == "native") {
-      call.native = true;
-    } else if (cell) {
-      call.key.algorithm = &find_algorithm(cell->algorithm);
-      call.key.parameters = merge(call.key.parameters, cell->parameters);
-    } else if (keeps_native(problem, context.settings().native_below())) {
-      call.native = true;
-      call.why = "auto: one node, short";
+    // "auto": decided once per shape on the communicator, alike on every rank (decide()).
+    call.decided = slot.state->decide(call.key);
+    const Decision& d = call.decided->decision;
+    call.why = because_text(d.because);
+    call.native = d.native;
+    if (!d.native) {
+      call.key.algorithm = d.choice.algorithm;
+      call.key.parameters = d.choice.parameters;
     }
-    if (slot.state->rank() == 0) context.explain(problem, cell);
   }
   validate({.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters});
   return call;
@@ -585,7 +582,7 @@ void stand_in(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slot& slo
               std::size_t bytes, const Error& refusal) {
   if (call.native || slot.state->size() == 1 || bytes == 0) return;
   std::vector<std::byte> scratch(bytes);
-  Request request(std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot, scratch.data(), call.why, &refusal));
+  Request request(std::make_unique<ScheduleRun>(plan_of(slot, call), slot, scratch.data(), call.why, &refusal));
   if (mpi::Context::get().multithreaded()) lock.unlock();  // Request::wait() polls and lets others in
   try {
     request.wait();
@@ -605,7 +602,7 @@ void require_buffer(std::unique_lock<std::recursive_mutex>& lock, const mpi::Slo
 
 std::unique_ptr<Request::State> start(const mpi::Slot& slot, const Call& call, std::span<std::byte> buffer) {
   if (call.native) return std::make_unique<NativeRun>(slot, buffer.data(), buffer.size(), call.key.root, call.why);
-  return std::make_unique<ScheduleRun>(slot.state->plan(call.key), slot, buffer.data(), call.why);
+  return std::make_unique<ScheduleRun>(plan_of(slot, call), slot, buffer.data(), call.why);
 }
 
 // Blocking receives and sends in program order (Plan::blocking), checked as ScheduleRun checks them.
@@ -684,7 +681,7 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
     context.remember_passthrough(*slot.state, buffer.size(), root, options);
     return;
   }
-  const std::shared_ptr<Plan> plan = slot.state->plan(call.key);
+  const std::shared_ptr<Plan> plan = plan_of(slot, call);
   if (plan->blocking) {
     run_blocking(*plan, buffer.data(), slot, call.why);
     return;
@@ -715,7 +712,8 @@ Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Op
 Resolved resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options) {
   const Call call = prepare({state, 0}, bytes, root, options);  // the same decision as a call's
   if (call.native) return {"native"};
-  const auto plan = state->plan(call.key);
+  const std::shared_ptr<Plan> plan = plan_of({state, 0}, call);
+  if (!plan) return {std::string(call.key.algorithm->name), call.key.parameters};  // nothing moves
   return {std::string(plan->algorithm->name), plan->problem.parameters};
 }
 

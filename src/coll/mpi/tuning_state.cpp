@@ -2,12 +2,8 @@
 
 #include "tuning_file.hpp"
 
-#include <herald/algorithms.hpp>
-#include <herald/selector.hpp>
 
 #include <cstdio>
-#include <string>
-#include <vector>
 
 namespace herald::mpi {
 
@@ -44,49 +40,10 @@ const TuningCell* TuningState::measured(int ranks, std::size_t bytes) {
   return last_measured_ = it->second;
 }
 
-void TuningState::explain(const Problem& problem, const TuningCell* cell, std::optional<std::size_t> native_below) {
-  if (problem.ranks < 2 || problem.bytes == 0) return;  // nothing moves: nothing to choose
-  if (!explained_.insert({problem.ranks, problem.bytes}).second) return;
-  const auto parameters = [](const Parameters& p) {
-    std::string text;
-    if (p.segment) text += " segment " + std::to_string(*p.segment);
-    if (p.fanout) text += " fanout " + std::to_string(*p.fanout);
-    if (p.radix) text += " radix " + std::to_string(*p.radix);
-    if (p.node_size) text += " node_size " + std::to_string(*p.node_size);
-    if (p.leaders) text += " leaders " + std::string(leader_stage_name(*p.leaders));
-    return text;
-  };
-  if (cell) {
-    std::fprintf(stderr, "herald auto: %d ranks, %zu bytes: %s%s, measured %.2f us (native %.2f us) for %d ranks and %zu bytes in the tuning file\n",
-                 problem.ranks, problem.bytes, cell->algorithm.c_str(), parameters(cell->parameters).c_str(),
-                 cell->seconds * 1e6, cell->native_seconds * 1e6, cell->ranks, cell->bytes);
-    return;
-  }
-  std::string text = "herald auto: " + std::to_string(problem.ranks) + " ranks, " + std::to_string(problem.bytes) +
-                     " bytes: ";
-  if (keeps_native(problem, native_below)) {
-    std::fprintf(stderr, "%snative: one node whose ranks share memory, no tuning-file cell, below %zu bytes (%s)\n",
-                 text.c_str(), native_below.value_or(default_native_below(problem.ranks)),
-                 native_below ? "HERALD_AUTO_NATIVE_BELOW" : "herald's default for this many ranks on a node");
-    return;
-  }
-  // The same choice as the call's (CommState::plan()), and the prices it compared.
-  const Choice chosen = choose_unmeasured(problem, model_, native_below).value();
-  text += std::string(chosen.algorithm->name) + parameters(chosen.parameters);
-  char figures[200];
-  std::snprintf(figures, sizeof figures, ", predicted %.2f us (alpha %.3g s, beta %.3g s/byte, gap %.3g s%s%s%s); then",
-                chosen.seconds * 1e6, model_.alpha, model_.beta, model_.port_seconds(),
-                tuning_ ? ", from the tuning file" : "", problem.node_memory ? ", node memory" : "",
-                problem.node_memory && node_counts(problem).nodes == 1 ? ", one node: node memory only" : "");
-  text += figures;
-  int shown = 0;
-  for (const Choice& c : rank_algorithms(problem, model_)) {
-    if (c.algorithm == chosen.algorithm || shown == 3) continue;
-    std::snprintf(figures, sizeof figures, "%s %s %.2f us", shown++ > 0 ? "," : "", std::string(c.algorithm->name).c_str(),
-                  c.seconds * 1e6);
-    text += figures;
-  }
-  std::fprintf(stderr, "%s\n", text.c_str());
+void TuningState::explain(const AutoQuestion& question, const Decision& decision) {
+  if (decision.because == Because::nothing_moves) return;  // nothing to choose
+  if (!explained_.insert({question.problem.ranks, question.problem.bytes}).second) return;
+  std::fprintf(stderr, "%s\n", describe(question, decision, tuning_.has_value()).c_str());
 }
 
 }  // namespace herald::mpi

@@ -2,6 +2,7 @@
 // and the HERALD_* model settings, and the measured cells looked up so far.
 #pragma once
 
+#include <herald/decision.hpp>
 #include <herald/schedule.hpp>
 #include <herald/simulator.hpp>
 #include <herald/tuning.hpp>
@@ -26,9 +27,9 @@ class TuningState {
   // has none (or there is no file): the cost model decides there.
   // Remembered per shape: a broadcast's own cost must not grow with the file.
   const TuningCell* measured(int ranks, std::size_t bytes);
-  // Prints to stderr, once per (ranks, bytes), what "auto" runs and why: the measured cell, or the cost
-  // model's prediction and runners-up (HERALD_VERBOSE: Context::explain()).
-  void explain(const Problem& problem, const TuningCell* cell, std::optional<std::size_t> native_below);
+  // Prints to stderr, once per (ranks, bytes), what "auto" decided and why (describe()): HERALD_VERBOSE,
+  // through Context::explain().
+  void explain(const AutoQuestion& question, const Decision& decision);
 
  private:
   CostModel model_;
