@@ -27,10 +27,10 @@ const char* because_text(Because because) noexcept;
 struct AutoQuestion {
   // Ranks, root, bytes, the caller's parameters (merged with HERALD_* settings), the node layout and
   // whether node memory is open.
-  Problem problem;
-  CostModel model;
+  Problem problem{};
+  CostModel model{};
   const TuningCell* cell = nullptr;          // the tuning file's cell for the shape (find_cell()), if any
-  std::optional<std::size_t> native_below;   // HERALD_AUTO_NATIVE_BELOW; unset: default_native_below()
+  std::optional<std::size_t> native_below{};  // HERALD_AUTO_NATIVE_BELOW; unset: default_native_below()
   LinkLoads* loads = nullptr;                // the communicator's cache of link loads, if it keeps one
   bool rank_alternatives = false;            // fill Decision::alternatives where the choice did not need them
 };
@@ -51,7 +51,8 @@ struct Decision {
 // cell naming no algorithm of the table.
 Decision decide(const AutoQuestion& question);
 
-// HERALD_VERBOSE's line: "herald auto: R ranks, B bytes: ALGORITHM PARAMETERS, ..., then RUNNERS-UP".
+// HERALD_VERBOSE's line: "herald auto: R ranks, B bytes[, root R]: ALGORITHM PARAMETERS, ...; then
+// RUNNERS-UP" (the root named where it is not 0).
 // `from_file` says the model came from a tuning file.
 std::string describe(const AutoQuestion& question, const Decision& decision, bool from_file);
 

@@ -89,7 +89,7 @@ std::string parameter_text(const Parameters& p) {
 std::string describe(const AutoQuestion& q, const Decision& d, bool from_file) {
   const Problem& problem = q.problem;
   std::string text = "herald auto: " + std::to_string(problem.ranks) + " ranks, " + std::to_string(problem.bytes) +
-                     " bytes: ";
+                     " bytes" + (problem.root != 0 ? ", root " + std::to_string(problem.root) : "") + ": ";
   char figures[240];
   switch (d.because) {
     case Because::nothing_moves:

@@ -152,11 +152,13 @@ std::string resolve_algorithm(const Options& options, int ranks, std::size_t byt
   if (const AlgorithmInfo* named = context.settings().algorithm(options.algorithm, native))
     return std::string(named->name);
   if (native) return "native";
-  const Decision d = decide({.problem = {.ranks = ranks, .root = 0, .bytes = bytes,
-                                         .parameters = merge(options.parameters, context.settings().parameters())},
-                             .model = context.tuning().cost_model(),
-                             .cell = context.tuning().measured(ranks, bytes),
-                             .native_below = context.settings().native_below()});
+  AutoQuestion question;
+  question.problem = {.ranks = ranks, .root = 0, .bytes = bytes,
+                      .parameters = merge(options.parameters, context.settings().parameters())};
+  question.model = context.tuning().cost_model();
+  question.cell = context.tuning().measured(ranks, bytes);
+  question.native_below = context.settings().native_below();
+  const Decision d = decide(question);
   return d.native ? "native" : std::string(d.choice.algorithm->name);
 }
 

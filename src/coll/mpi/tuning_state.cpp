@@ -42,8 +42,9 @@ const TuningCell* TuningState::measured(int ranks, std::size_t bytes) {
 
 void TuningState::explain(const AutoQuestion& question, const Decision& decision) {
   if (decision.because == Because::nothing_moves) return;  // nothing to choose
-  if (!explained_.insert({question.problem.ranks, question.problem.bytes}).second) return;
-  std::fprintf(stderr, "%s\n", describe(question, decision, tuning_.has_value()).c_str());
+  std::string line = describe(question, decision, tuning_.has_value());
+  if (!explained_.insert(line).second) return;
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 }  // namespace herald::mpi

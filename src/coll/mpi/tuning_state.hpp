@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -27,8 +28,8 @@ class TuningState {
   // has none (or there is no file): the cost model decides there.
   // Remembered per shape: a broadcast's own cost must not grow with the file.
   const TuningCell* measured(int ranks, std::size_t bytes);
-  // Prints to stderr, once per (ranks, bytes), what "auto" decided and why (describe()): HERALD_VERBOSE,
-  // through Context::explain().
+  // Prints to stderr what "auto" decided and why (describe()), each line once: HERALD_VERBOSE, through
+  // Context::explain().
   void explain(const AutoQuestion& question, const Decision& decision);
 
  private:
@@ -38,7 +39,7 @@ class TuningState {
   std::unordered_map<std::uint64_t, const TuningCell*> measured_;  // (ranks, bytes) -> cell or nullptr
   std::uint64_t last_measured_key_ = ~std::uint64_t{0};
   const TuningCell* last_measured_ = nullptr;
-  std::set<std::pair<int, std::size_t>> explained_;  // (ranks, bytes) explain() has printed
+  std::set<std::string> explained_;  // the lines explain() has printed
 };
 
 }  // namespace herald::mpi
