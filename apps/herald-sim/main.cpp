@@ -53,6 +53,12 @@ int main(int argc, char** argv) {
   app.add_option("--fanout", problem.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", problem.parameters.radix, "tree radix (knomial)");
   app.add_option("--node-size", problem.parameters.node_size, "ranks per node, consecutive (hierarchical)");
+  std::string placement = "blocks";
+  app.add_option("--placement", placement,
+                 "with --node-size: blocks (a node's ranks consecutive, the algorithms' node size) or cyclic (rank "
+                 "r on node r mod nodes, as a launcher's round-robin places them; the layout herald finds)")
+      ->check(CLI::IsMember({"blocks", "cyclic"}))
+      ->capture_default_str();
   app.add_option("--leaders", leaders_text,
                  "the stage among node leaders of node_pipeline and node_shared: " + herald::leader_stage_names() +
                      " (default chain; auto prices every one)");
@@ -93,6 +99,22 @@ int main(int argc, char** argv) {
     if (!preset.empty()) model = with_preset(herald::cost_preset(preset, "--preset"), model, app, problem);
     if (!segment_text.empty()) problem.parameters.segment = herald::parse_bytes(segment_text, "--segment");
     if (!leaders_text.empty()) problem.parameters.leaders = herald::parse_leader_stage(leaders_text, "--leaders");
+    // The nodes the network shares links by, for every algorithm (the node size is a parameter only the
+    // node-aware ones read): what herald finds from the host names.
+    if (const auto per_node = problem.parameters.node_size; per_node && *per_node >= 1 && problem.ranks >= 1) {
+      if (placement == "cyclic") {
+        if (problem.ranks % *per_node != 0)
+          throw herald::Error(herald::Errc::invalid_argument,
+                              "--placement cyclic needs --ranks a multiple of --node-size, not " +
+                                  std::to_string(problem.ranks) + " and " + std::to_string(*per_node));
+        problem.layout = herald::NodeLayout::cyclic(problem.ranks, problem.ranks / *per_node);
+        problem.parameters.node_size.reset();
+      } else {
+        problem.layout = herald::NodeLayout::blocks(problem.ranks, *per_node);
+      }
+    } else if (placement == "cyclic") {
+      throw herald::Error(herald::Errc::invalid_argument, "--placement cyclic needs --node-size");
+    }
     double closed_form = -1;
     if (algorithm == "auto") {
       // As a call decides with no tuning file (decide()); the layout is --node-size's, without node memory.
@@ -106,7 +128,7 @@ int main(int argc, char** argv) {
     }
     const auto& info = herald::find_algorithm(algorithm);
     const herald::Schedule schedule = herald::make_schedule(info, problem);
-    const herald::Simulation sim = herald::simulate(schedule, model, window);
+    const herald::Simulation sim = herald::simulate(schedule, model, window, problem.layout);
     const auto& q = schedule.problem;
     nlohmann::ordered_json out{
         {"algorithm", std::string(info.name)},
@@ -117,6 +139,7 @@ int main(int argc, char** argv) {
         {"fanout", q.parameters.fanout.value_or(0)},
         {"radix", q.parameters.radix.value_or(0)},
         {"node_size", q.parameters.node_size.value_or(0)},
+        {"nodes", herald::node_counts(q).nodes},
         {"leaders", herald::leader_stage_name(q.parameters.leaders)},
         {"delivered", sim.delivered ? "yes" : "no"},
         {"messages", sim.messages},

@@ -66,7 +66,11 @@ struct Simulation {
 
 // Checks that sends and receives pair one to one (same peer order, same ranges), that no rank sends bytes
 // it lacks, that the executor's order cannot deadlock, and that every rank receives every byte. The fair
-// sharing network issues sends under `window`, as the MPI executor does.
-Simulation simulate(const Schedule& schedule, const CostModel& model = {}, const SendWindow& window = {});
+// sharing network issues sends under `window`, as the MPI executor does, and `hosts` says which ranks share
+// a node, and so its links and memory: the platform's, whatever the algorithm reads (a flat algorithm's
+// schedule keeps no layout). Unknown (the default): the schedule's own nodes (nodes_of()), and where that
+// is one node, every rank a host of its own.
+Simulation simulate(const Schedule& schedule, const CostModel& model = {}, const SendWindow& window = {},
+                    const NodeLayout& hosts = {});
 
 }  // namespace herald

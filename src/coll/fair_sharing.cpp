@@ -1,5 +1,10 @@
-// The fair-sharing network: a flat cluster in which every rank has an up link and a down link of bandwidth
-// 1/beta into a non-blocking switch. A message from a to b is a flow over a's up link and b's down link.
+// The fair-sharing network: a flat cluster in which every node has an up link and a down link of bandwidth
+// 1/beta into a non-blocking switch, shared by the node's ranks (one rank a node where the problem has one
+// node: a flat cluster of hosts). A message from a to b on other nodes is a flow over a's node's up link and
+// b's node's down link. Within a node, with the node's figures given (node_alpha, node_beta), a message
+// spends node_alpha in latency and moves at 1/node_beta, sharing nothing (node memory as SimGrid's cluster
+// loopback models it, a fat pipe); without them it crosses the node's own up and down links at alpha, as a
+// cluster without a loopback routes it.
 // It starts `overhead` after its send is posted (the sender's own time, LogP's o), spends alpha in latency,
 // then moves its bytes at the max-min fair share of both links, which is recomputed whenever a flow starts
 // or ends (as SimGrid's network model does). Ranks post their sends in program order (in two queues where
@@ -23,6 +28,7 @@ constexpr double never = std::numeric_limits<double>::infinity();
 
 struct Flow {
   int source = 0;
+  bool local = false;     // within a node, over its memory (a fat pipe at the node's bandwidth)
   std::size_t queue = 0;  // the sender's send queue it left from
   int dest = 0;
   std::size_t recv_step = 0;
@@ -37,7 +43,7 @@ struct Flow {
 
 class FairSharing {
  public:
-  FairSharing(const Input& in, const CostModel& model, const SendWindow& window)
+  FairSharing(const Input& in, const CostModel& model, const SendWindow& window, const NodeLayout& hosts)
       : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks),
         paced_(synchronous_sends(in.schedule.problem, in.schedule.ordered_receives)) {
     const auto& programs = in.schedule.programs;
@@ -52,7 +58,12 @@ class FairSharing {
     link_count_.assign(link_flows_.size(), 0);
     parked_.resize(static_cast<std::size_t>(ranks_));
     link_stamp_.assign(link_flows_.size(), 0);
-    const NodeLayout nodes = nodes_of(in.schedule.problem);
+    const NodeLayout nodes = nodes_of(in.schedule.problem);  // the executor's send queues
+    const NodeLayout& platform = hosts.known() && hosts.ranks() == ranks_ ? hosts : nodes;
+    node_memory_ = platform.nodes() > 1 && (model.node_alpha || model.node_beta);
+    host_.resize(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r)
+      host_[static_cast<std::size_t>(r)] = platform.nodes() > 1 ? platform.node_of(r) : r;
     for (int r = 0; r < ranks_; ++r) {
       arrival_[r].assign(programs[r].size(), never);
       observed_[r].assign(programs[r].size(), false);
@@ -113,8 +124,9 @@ class FairSharing {
   void push(double time, Kind kind, std::size_t id, std::uint32_t version = 0) {
     events_.push({time, kind, id, version});
   }
-  static std::size_t up(int rank) { return 2 * static_cast<std::size_t>(rank); }
-  static std::size_t down(int rank) { return 2 * static_cast<std::size_t>(rank) + 1; }
+  // The links a rank's messages leave and arrive by: its node's.
+  std::size_t up(int rank) const { return 2 * static_cast<std::size_t>(host_[static_cast<std::size_t>(rank)]); }
+  std::size_t down(int rank) const { return 2 * static_cast<std::size_t>(host_[static_cast<std::size_t>(rank)]) + 1; }
 
   // Posts rank r's next sends, from each of its queues, for as long as their inputs have arrived, its time
   // allows and the queue's window has room; whatever stops it (an arrival, a completion, its own time) posts
@@ -152,12 +164,14 @@ class FairSharing {
       flow.queue = q;
       flow.dest = step.peer;
       flow.recv_step = in_.recv_of_send[r][i];
+      flow.local = node_memory_ && host_[static_cast<std::size_t>(r)] == host_[static_cast<std::size_t>(step.peer)];
       flow.eager = step.range.length <= model_.eager_bytes && !paced_;
       flow.sent_at = now_ + model_.overhead;
       flow.bytes_left = static_cast<double>(step.range.length);
       flows_.push_back(flow);
       in_flight_[q].push_back(flows_.size() - 1);
-      push(now_ + model_.overhead + model_.alpha, Kind::start, flows_.size() - 1);
+      const double latency = flow.local ? model_.node_alpha.value_or(model_.alpha) : model_.alpha;
+      push(now_ + model_.overhead + latency, Kind::start, flows_.size() - 1);
       cpu_[r] = now_ + model_.overhead;
       ++next_[q];
     }
@@ -170,6 +184,15 @@ class FairSharing {
     if (const std::size_t b = in_.posted_after(flow.dest, flow.recv_step);
         b != Input::first && arrival_[flow.dest][b] == never) {
       parked_[static_cast<std::size_t>(flow.dest)].push_back(f);
+      return;
+    }
+    if (flow.local) {
+      const double beta = model_.node_beta.value_or(model_.beta);
+      if (flow.bytes_left <= 0 || beta <= 0) return finish(f);
+      flow.since = now_;
+      flow.rate = 1.0 / beta;
+      flow.version = ++version_;
+      push(now_ + flow.bytes_left / flow.rate, Kind::finish, f, flow.version);
       return;
     }
     if (flow.bytes_left <= 0 || model_.beta <= 0) return finish(f);
@@ -254,6 +277,8 @@ class FairSharing {
   SendWindow window_;
   int ranks_;
   bool paced_;  // a pipeline's sends are synchronous, and so are those of a schedule in rounds
+  bool node_memory_ = false;  // messages within a node move over its memory (the node's figures are given)
+  std::vector<int> host_;     // per rank, whose links it uses: its node's, or its own on one node
   double now_ = 0;
   // Send steps per queue, in program order: rank r's to other nodes at 2r, to its own node at 2r + 1.
   std::vector<std::vector<std::size_t>> sends_;
@@ -276,8 +301,8 @@ class FairSharing {
 }  // namespace
 
 std::optional<double> fair_sharing(const Input& in, const CostModel& model, const SendWindow& window,
-                                   std::string& problem) {
-  return FairSharing(in, model, window).run(problem);
+                                   const NodeLayout& hosts, std::string& problem) {
+  return FairSharing(in, model, window, hosts).run(problem);
 }
 
 }  // namespace herald::timing

@@ -109,6 +109,50 @@ TEST(FairSharing, ReceiversShareTheirDownLink) {
   EXPECT_NEAR(simulate(s, fair(), {}).predicted_seconds, 2e-6 + 1e-6 + 1e-6, 1e-12);
 }
 
+TEST(FairSharing, ANodesRanksShareItsLinks) {
+  // The root gives rank 1 everything (2 us), then the root sends to rank 2 while rank 1 sends to rank 3.
+  // As hosts of their own, those take 2 us more; with ranks 2 and 3 on one node, they share its down link
+  // and take 1 + 2 us.
+  const Schedule s{{.ranks = 4, .root = 0, .bytes = 1000},
+                   {{{Op::send, 1, {0, 1000}}, {Op::send, 2, {0, 1000}}},
+                    {{Op::recv, 0, {0, 1000}}, {Op::send, 3, {0, 1000}}},
+                    {{Op::recv, 0, {0, 1000}}},
+                    {{Op::recv, 1, {0, 1000}}}}};
+  EXPECT_NEAR(simulate(s, fair(), {}).predicted_seconds, 2e-6 + 2e-6, 1e-12);
+  const std::vector<int> shared{0, 1, 2, 2};
+  EXPECT_NEAR(simulate(s, fair(), {}, NodeLayout(shared)).predicted_seconds, 2e-6 + 3e-6, 1e-12);
+  // The schedule's own nodes stand for the platform's where none is given (the node-aware algorithms').
+  Schedule own = s;
+  own.problem.layout = NodeLayout(shared);
+  EXPECT_NEAR(simulate(own, fair(), {}).predicted_seconds, 2e-6 + 3e-6, 1e-12);
+}
+
+TEST(FairSharing, WithinANodeOverItsMemoryOrItsLink) {
+  // Ranks 0 and 1 on node 0, rank 2 on node 1; the root sends 1000 bytes to each, eagerly.
+  const Schedule s = linear_schedule(3, 1000);
+  const NodeLayout nodes(std::vector<int>{0, 0, 1});
+  // With the node's figures, rank 1's copy takes 0.1 us of latency and 0.01 us of bytes and shares
+  // nothing; rank 2's message has the root's up link alone: 1 + 1 us.
+  CostModel memory = fair(0, 1000);
+  memory.node_alpha = 1e-7;
+  memory.node_beta = 1e-11;
+  EXPECT_NEAR(simulate(s, memory, {}, nodes).predicted_seconds, 1e-6 + 1e-6, 1e-12);
+  // Without them, rank 1's message crosses the node's own links, sharing the up link with rank 2's: both
+  // move at half the bandwidth.
+  EXPECT_NEAR(simulate(s, fair(0, 1000), {}, nodes).predicted_seconds, 1e-6 + 2e-6, 1e-12);
+  // Node memory is a fat pipe (as SimGrid's cluster loopback): the root's two eager copies to ranks 1 and 2
+  // at 1 ns a byte each take 1 us, not 2; rank 1 then forwards to rank 3 on the other node, 1 + 1 us.
+  const Schedule forward{{.ranks = 4, .root = 0, .bytes = 1000},
+                         {{{Op::send, 1, {0, 1000}}, {Op::send, 2, {0, 1000}}},
+                          {{Op::recv, 0, {0, 1000}}, {Op::send, 3, {0, 1000}}},
+                          {{Op::recv, 0, {0, 1000}}},
+                          {{Op::recv, 1, {0, 1000}}}}};
+  memory.node_alpha = 0;
+  memory.node_beta = 1e-9;
+  EXPECT_NEAR(simulate(forward, memory, {}, NodeLayout(std::vector<int>{0, 0, 0, 1})).predicted_seconds,
+              1e-6 + 1e-6 + 1e-6, 1e-12);
+}
+
 TEST(FairSharing, EagerSendsCompleteWhenPostedAndOverheadsAddUp) {
   // 1000-byte eager sends: the window does not hold them back; each costs the root 0.1 us to post, and
   // their bytes share its up link, which is busy from 1.1 us (the first one's latency over) without a
