@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <vector>
 
 namespace {
 
@@ -53,6 +54,12 @@ int main(int argc, char** argv) {
   app.add_option("--fanout", problem.parameters.fanout, "chains leaving the root (chain)");
   app.add_option("--radix", problem.parameters.radix, "tree radix (knomial)");
   app.add_option("--node-size", problem.parameters.node_size, "ranks per node, consecutive (hierarchical)");
+  std::vector<int> fat_tree{0, 0};
+  app.add_option("--fat-tree", fat_tree,
+                 "fair: L,U: a two-level fat tree of leaves of L nodes, each linked once to each of U top switches "
+                 "(SimGrid's FAT_TREE \"2;L,S;1,U;1,1\"; L/U to 1 oversubscribed); a node is --node-size ranks")
+      ->delimiter(',')
+      ->expected(2);
   std::string placement = "blocks";
   app.add_option("--placement", placement,
                  "with --node-size: blocks (a node's ranks consecutive, the algorithms' node size) or cyclic (rank "
@@ -99,6 +106,12 @@ int main(int argc, char** argv) {
     if (!preset.empty()) model = with_preset(herald::cost_preset(preset, "--preset"), model, app, problem);
     if (!segment_text.empty()) problem.parameters.segment = herald::parse_bytes(segment_text, "--segment");
     if (!leaders_text.empty()) problem.parameters.leaders = herald::parse_leader_stage(leaders_text, "--leaders");
+    if (fat_tree[0] != 0 || fat_tree[1] != 0) {
+      if (fat_tree[0] < 1 || fat_tree[1] < 1)
+        throw herald::Error(herald::Errc::invalid_argument, "--fat-tree takes two positive counts, L,U");
+      if (model.network != herald::Network::fair_sharing)
+        throw herald::Error(herald::Errc::invalid_argument, "--fat-tree needs --network fair");
+    }
     // The nodes the network shares links by, for every algorithm (the node size is a parameter only the
     // node-aware ones read): what herald finds from the host names.
     if (const auto per_node = problem.parameters.node_size; per_node && *per_node >= 1 && problem.ranks >= 1) {
@@ -128,7 +141,8 @@ int main(int argc, char** argv) {
     }
     const auto& info = herald::find_algorithm(algorithm);
     const herald::Schedule schedule = herald::make_schedule(info, problem);
-    const herald::Simulation sim = herald::simulate(schedule, model, window, problem.layout);
+    const herald::Simulation sim =
+        herald::simulate(schedule, model, window, {.hosts = problem.layout, .leaf_nodes = fat_tree[0], .uplinks = fat_tree[1]});
     const auto& q = schedule.problem;
     nlohmann::ordered_json out{
         {"algorithm", std::string(info.name)},

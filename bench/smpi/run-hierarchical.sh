@@ -12,11 +12,14 @@
 #       [--placement blocks[,cyclic]] [--bandwidth 10Gbps[,100Gbps]] [--latency 1us]
 #       [--node-bandwidth 800Gbps] [--node-latency 0.2us]
 #       [--algorithms node_pipeline,node_shared,hierarchical,binomial,knomial,two_tree,scatter_rdb,chain]
-#       [--smpi-algorithms none] [--shared-buffer no] [--models hand[,tuned]] [--timeout 1800] [--out DIR]
-#       [--build DIR]
+#       [--smpi-algorithms none] [--shared-buffer no] [--models hand[,tuned]] [--fat-tree none|L,U]
+#       [--timeout 1800] [--out DIR] [--build DIR]
 #
 # The network is bench/smpi/common.sh's flat cluster (each node on its own full-duplex link into a
-# non-blocking switch); each node's loopback link has --node-bandwidth and --node-latency. auto gets the
+# non-blocking switch), or with --fat-tree L,U a two-level fat tree (SimGrid's FAT_TREE cluster
+# "2;L,S;1,U;1,1": leaves of L nodes, S = nodes / L of them, each leaf linked once to each of U top
+# switches, so L / U to 1 oversubscribed; every link full duplex, --latency and the bandwidth); each node's
+# loopback link has --node-bandwidth and --node-latency. auto gets the
 # network's model as bench/smpi/run-bcast.sh gives it, plus the node's model (HERALD_NODE_ALPHA = the
 # loopback latency, HERALD_NODE_BETA = 1 / its bandwidth). --shared-buffer yes gives every rank one
 # buffer (SMPI_SHARED_MALLOC): the memory of thousands of ranks, but no delivery is checked. --models
@@ -41,9 +44,17 @@ nodes=8,16 ranks_per_node=4,8 sizes=1K,64K,1M,16M bandwidth=10Gbps latency=1us
 node_bandwidth=800Gbps node_latency=0.2us
 algorithms=node_pipeline,node_shared,hierarchical,binomial,knomial,two_tree,scatter_rdb,chain
 placement=blocks smpi_algorithms=none shared_buffer=no timeout=1800 out=$repo/bench/smpi/results models=hand
+fat_tree=none
 build=$repo/build-smpi
 source "$repo/bench/options.sh"
-parse_options "nodes ranks-per-node sizes placement bandwidth latency node-bandwidth node-latency algorithms smpi-algorithms shared-buffer models timeout out build" "$@"
+parse_options "nodes ranks-per-node sizes placement bandwidth latency node-bandwidth node-latency algorithms smpi-algorithms shared-buffer models fat-tree timeout out build" "$@"
+if [[ $fat_tree != none ]]; then
+  [[ $fat_tree =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]] || die "--fat-tree takes none or L,U (two positive counts), not '$fat_tree'"
+  leaf=${fat_tree%,*} uplinks=${fat_tree#*,}
+  for n in ${nodes//,/ }; do
+    ((n % leaf == 0)) || die "--fat-tree $fat_tree: $n nodes do not fill leaves of $leaf"
+  done
+fi
 [[ $models =~ ^(hand|tuned|hand,tuned|tuned,hand)$ ]] || die "--models takes hand, tuned or both, not '$models'"
 for pl in ${placement//,/ }; do
   [[ $pl == blocks || $pl == cyclic ]] || die "--placement takes blocks and cyclic, not '$pl'"
@@ -69,16 +80,20 @@ shared=()
 
 failed=0
 manifest=$out/hierarchical-runs.csv
-echo "bandwidth,nodes,ranks_per_node,placement,bytes,status,wall_s,csv" >"$manifest"
+echo "bandwidth,nodes,ranks_per_node,placement,bytes,status,wall_s,csv,topology" >"$manifest"
+topology=flat
+[[ $fat_tree != none ]] && topology=fattree:$fat_tree
 for bw in ${bandwidth//,/ }; do
   smpi_cost_model "$latency" "$bw" 4e-8
   for n in ${nodes//,/ }; do
+    shape='bb_bw="1000Tbps" bb_lat="0us"'
+    [[ $fat_tree != none ]] && shape="topology=\"FAT_TREE\" topo_parameters=\"2;$leaf,$((n / leaf));1,$uplinks;1,1\""
     cat >"$work/platform.xml" <<XML
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <cluster id="cluster" prefix="host-" suffix="" radical="0-$((n - 1))" speed="1Gf" bw="$bw" lat="$latency"
-           sharing_policy="SPLITDUPLEX" bb_bw="1000Tbps" bb_lat="0us" loopback_bw="$node_bandwidth" loopback_lat="$node_latency"/>
+           sharing_policy="SPLITDUPLEX" $shape loopback_bw="$node_bandwidth" loopback_lat="$node_latency"/>
 </platform>
 XML
     for r in ${ranks_per_node//,/ }; do
@@ -127,7 +142,7 @@ XML
             smpi_deadlocked "$out/runs/$name.log" && status=failed
             [[ $status == ok ]] || failed=1
             echo "$bw, $n nodes x $r ranks ($pl), $size, $smpi: $status, $((SECONDS - started)) s" >&2
-            echo "$bw,$n,$r,$pl,$size,$status,$((SECONDS - started)),$out/runs/$name.csv" >>"$manifest"
+            echo "$bw,$n,$r,$pl,$size,$status,$((SECONDS - started)),$out/runs/$name.csv,$topology" >>"$manifest"
           done
         done
       done

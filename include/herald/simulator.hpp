@@ -1,6 +1,7 @@
 // Runs every rank of a schedule in memory: checks delivery and prices the schedule.
 #pragma once
 
+#include <herald/layout.hpp>
 #include <herald/schedule.hpp>
 
 #include <cstddef>
@@ -64,13 +65,24 @@ struct Simulation {
   double lower_bound_seconds = 0;  // single-port bound max(ceil(log2 P) * alpha, n * beta); 0 if nothing moves
 };
 
+// Where the ranks run, for the fair-sharing network.
+struct Platform {
+  // Which ranks share a node, and so its links and memory: the platform's, whatever the algorithm reads (a
+  // flat algorithm's schedule keeps no layout). Unknown (the default): the schedule's own nodes (nodes_of()),
+  // and where that is one node, every rank a host of its own.
+  NodeLayout hosts{};
+  // A two-level fat tree, as SimGrid's FAT_TREE cluster "2;L,S;1,U;1,1" wires one: leaves of `leaf_nodes`
+  // consecutive nodes (L), each linked once to each of `uplinks` top switches (U; L / U to 1 oversubscribed).
+  // A message between leaves goes up to the top switch of its destination node's number modulo U and
+  // crosses four links, so two alphas. 0: every node on one non-blocking switch.
+  int leaf_nodes = 0;
+  int uplinks = 0;
+};
+
 // Checks that sends and receives pair one to one (same peer order, same ranges), that no rank sends bytes
 // it lacks, that the executor's order cannot deadlock, and that every rank receives every byte. The fair
-// sharing network issues sends under `window`, as the MPI executor does, and `hosts` says which ranks share
-// a node, and so its links and memory: the platform's, whatever the algorithm reads (a flat algorithm's
-// schedule keeps no layout). Unknown (the default): the schedule's own nodes (nodes_of()), and where that
-// is one node, every rank a host of its own.
+// sharing network issues sends under `window`, as the MPI executor does, on `platform`.
 Simulation simulate(const Schedule& schedule, const CostModel& model = {}, const SendWindow& window = {},
-                    const NodeLayout& hosts = {});
+                    const Platform& platform = {});
 
 }  // namespace herald

@@ -16,9 +16,11 @@
 #include "timing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <queue>
+#include <span>
 #include <utility>
 
 namespace herald::timing {
@@ -29,6 +31,8 @@ constexpr double never = std::numeric_limits<double>::infinity();
 struct Flow {
   int source = 0;
   bool local = false;     // within a node, over its memory (a fat pipe at the node's bandwidth)
+  std::array<std::size_t, 4> path{};  // the links it crosses, `hops` of them
+  std::uint8_t hops = 0;
   std::size_t queue = 0;  // the sender's send queue it left from
   int dest = 0;
   std::size_t recv_step = 0;
@@ -43,7 +47,7 @@ struct Flow {
 
 class FairSharing {
  public:
-  FairSharing(const Input& in, const CostModel& model, const SendWindow& window, const NodeLayout& hosts)
+  FairSharing(const Input& in, const CostModel& model, const SendWindow& window, const Platform& platform)
       : in_(in), model_(model), window_(window), ranks_(in.schedule.problem.ranks),
         paced_(synchronous_sends(in.schedule.problem, in.schedule.ordered_receives)) {
     const auto& programs = in.schedule.programs;
@@ -53,17 +57,21 @@ class FairSharing {
     in_flight_.resize(sends_.size());
     arrival_.resize(ranks_);
     observed_.resize(ranks_);
-    link_flows_.resize(2 * static_cast<std::size_t>(ranks_));
+    // Two links a node (up, down), then two a pair of leaf and top switch of the fat tree, if any.
+    leaf_nodes_ = platform.leaf_nodes;
+    uplinks_ = platform.uplinks;
+    const std::size_t leaves = leaf_nodes_ > 0 ? (static_cast<std::size_t>(ranks_) + leaf_nodes_ - 1) / leaf_nodes_ : 0;
+    link_flows_.resize(2 * static_cast<std::size_t>(ranks_) + 2 * leaves * static_cast<std::size_t>(std::max(uplinks_, 0)));
     link_capacity_.assign(link_flows_.size(), 0.0);
     link_count_.assign(link_flows_.size(), 0);
     parked_.resize(static_cast<std::size_t>(ranks_));
     link_stamp_.assign(link_flows_.size(), 0);
     const NodeLayout nodes = nodes_of(in.schedule.problem);  // the executor's send queues
-    const NodeLayout& platform = hosts.known() && hosts.ranks() == ranks_ ? hosts : nodes;
-    node_memory_ = platform.nodes() > 1 && (model.node_alpha || model.node_beta);
+    const NodeLayout& hosts = platform.hosts.known() && platform.hosts.ranks() == ranks_ ? platform.hosts : nodes;
+    node_memory_ = hosts.nodes() > 1 && (model.node_alpha || model.node_beta);
     host_.resize(static_cast<std::size_t>(ranks_));
     for (int r = 0; r < ranks_; ++r)
-      host_[static_cast<std::size_t>(r)] = platform.nodes() > 1 ? platform.node_of(r) : r;
+      host_[static_cast<std::size_t>(r)] = hosts.nodes() > 1 ? hosts.node_of(r) : r;
     for (int r = 0; r < ranks_; ++r) {
       arrival_[r].assign(programs[r].size(), never);
       observed_[r].assign(programs[r].size(), false);
@@ -124,9 +132,26 @@ class FairSharing {
   void push(double time, Kind kind, std::size_t id, std::uint32_t version = 0) {
     events_.push({time, kind, id, version});
   }
-  // The links a rank's messages leave and arrive by: its node's.
-  std::size_t up(int rank) const { return 2 * static_cast<std::size_t>(host_[static_cast<std::size_t>(rank)]); }
-  std::size_t down(int rank) const { return 2 * static_cast<std::size_t>(host_[static_cast<std::size_t>(rank)]) + 1; }
+  // The links a message from rank a to rank b crosses: a's node's up link, b's node's down link and, between
+  // leaves of a fat tree, the up link from a's leaf to the top switch of b's node's number modulo the
+  // uplinks and that switch's down link to b's leaf (SimGrid's routing). Returns its latency: alpha is two
+  // links' worth, so four links take two.
+  double route(Flow& flow) const {
+    const auto a = static_cast<std::size_t>(host_[static_cast<std::size_t>(flow.source)]);
+    const auto b = static_cast<std::size_t>(host_[static_cast<std::size_t>(flow.dest)]);
+    flow.hops = 0;
+    flow.path[flow.hops++] = 2 * a;
+    double latency = model_.alpha;
+    if (leaf_nodes_ > 0 && uplinks_ > 0 && a / leaf_nodes_ != b / leaf_nodes_) {
+      const std::size_t base = 2 * static_cast<std::size_t>(ranks_), top = b % static_cast<std::size_t>(uplinks_);
+      flow.path[flow.hops++] = base + 2 * (a / leaf_nodes_ * uplinks_ + top);
+      flow.path[flow.hops++] = base + 2 * (b / leaf_nodes_ * uplinks_ + top) + 1;
+      latency *= 2;
+    }
+    flow.path[flow.hops++] = 2 * b + 1;
+    return latency;
+  }
+  std::span<const std::size_t> path_of(const Flow& flow) const { return {flow.path.data(), flow.hops}; }
 
   // Posts rank r's next sends, from each of its queues, for as long as their inputs have arrived, its time
   // allows and the queue's window has room; whatever stops it (an arrival, a completion, its own time) posts
@@ -168,9 +193,9 @@ class FairSharing {
       flow.eager = step.range.length <= model_.eager_bytes && !paced_;
       flow.sent_at = now_ + model_.overhead;
       flow.bytes_left = static_cast<double>(step.range.length);
+      const double latency = flow.local ? model_.node_alpha.value_or(model_.alpha) : route(flow);
       flows_.push_back(flow);
       in_flight_[q].push_back(flows_.size() - 1);
-      const double latency = flow.local ? model_.node_alpha.value_or(model_.alpha) : model_.alpha;
       push(now_ + model_.overhead + latency, Kind::start, flows_.size() - 1);
       cpu_[r] = now_ + model_.overhead;
       ++next_[q];
@@ -197,16 +222,16 @@ class FairSharing {
     }
     if (flow.bytes_left <= 0 || model_.beta <= 0) return finish(f);
     flow.since = now_;
-    link_flows_[up(flow.source)].push_back(f);
-    link_flows_[down(flow.dest)].push_back(f);
-    reshare(up(flow.source), down(flow.dest));
+    for (std::size_t link : path_of(flow)) link_flows_[link].push_back(f);
+    reshare(path_of(flow));
   }
 
   void finish(std::size_t f) {
     Flow& flow = flows_[f];
     ++flow.version;
-    if (std::erase(link_flows_[up(flow.source)], f) + std::erase(link_flows_[down(flow.dest)], f) > 0)
-      reshare(up(flow.source), down(flow.dest));
+    std::size_t erased = 0;
+    for (std::size_t link : path_of(flow)) erased += std::erase(link_flows_[link], f);
+    if (erased > 0) reshare(path_of(flow));
     arrival_[flow.dest][flow.recv_step] = now_;
     for (std::size_t g : std::exchange(parked_[static_cast<std::size_t>(flow.dest)], {})) start(g);
     push(now_, Kind::post, static_cast<std::size_t>(flow.dest));
@@ -218,7 +243,7 @@ class FairSharing {
 
   // Max-min fair rates for the flows connected (through shared links) to links a and b: the most loaded
   // link fixes its flows' rate at an equal share, which then leaves the other links; repeat.
-  void reshare(std::size_t a, std::size_t b) {
+  void reshare(std::span<const std::size_t> touched) {
     ++stamp_;
     std::vector<std::size_t> links, component;
     auto visit = [&](std::size_t link) {
@@ -226,15 +251,13 @@ class FairSharing {
       link_stamp_[link] = stamp_;
       links.push_back(link);
     };
-    visit(a);
-    visit(b);
+    for (std::size_t link : touched) visit(link);
     for (std::size_t k = 0; k < links.size(); ++k)
       for (std::size_t f : link_flows_[links[k]])
         if (flows_[f].stamp != stamp_) {
           flows_[f].stamp = stamp_;
           component.push_back(f);
-          visit(up(flows_[f].source));
-          visit(down(flows_[f].dest));
+          for (std::size_t link : path_of(flows_[f])) visit(link);
         }
     const double capacity = 1.0 / model_.beta;
     for (std::size_t link : links) {
@@ -253,10 +276,10 @@ class FairSharing {
         }
       for (std::size_t k = 0; k < component.size(); ++k) {
         const Flow& flow = flows_[component[k]];
-        if (rate[k] >= 0 || (up(flow.source) != bottleneck && down(flow.dest) != bottleneck)) continue;
+        if (rate[k] >= 0 || std::ranges::find(path_of(flow), bottleneck) == path_of(flow).end()) continue;
         rate[k] = share;
         --left;
-        for (std::size_t link : {up(flow.source), down(flow.dest)}) {
+        for (std::size_t link : path_of(flow)) {
           link_capacity_[link] = std::max(0.0, link_capacity_[link] - share);
           --link_count_[link];
         }
@@ -279,6 +302,7 @@ class FairSharing {
   bool paced_;  // a pipeline's sends are synchronous, and so are those of a schedule in rounds
   bool node_memory_ = false;  // messages within a node move over its memory (the node's figures are given)
   std::vector<int> host_;     // per rank, whose links it uses: its node's, or its own on one node
+  int leaf_nodes_ = 0, uplinks_ = 0;  // the fat tree's shape (Platform); 0: one switch
   double now_ = 0;
   // Send steps per queue, in program order: rank r's to other nodes at 2r, to its own node at 2r + 1.
   std::vector<std::vector<std::size_t>> sends_;
@@ -301,8 +325,8 @@ class FairSharing {
 }  // namespace
 
 std::optional<double> fair_sharing(const Input& in, const CostModel& model, const SendWindow& window,
-                                   const NodeLayout& hosts, std::string& problem) {
-  return FairSharing(in, model, window, hosts).run(problem);
+                                   const Platform& platform, std::string& problem) {
+  return FairSharing(in, model, window, platform).run(problem);
 }
 
 }  // namespace herald::timing

@@ -155,7 +155,7 @@ std::optional<double> ports(const Input& in, const CostModel& model, std::string
 
 }  // namespace timing
 
-Simulation simulate(const Schedule& s, const CostModel& model, const SendWindow& window, const NodeLayout& hosts) {
+Simulation simulate(const Schedule& s, const CostModel& model, const SendWindow& window, const Platform& platform) {
   Simulation out;
   const int P = s.problem.ranks;
   const std::size_t n = s.problem.bytes;
@@ -229,7 +229,7 @@ Simulation simulate(const Schedule& s, const CostModel& model, const SendWindow&
   if (!rounds) return out;
   out.rounds = static_cast<std::size_t>(std::llround(*rounds));
   const auto predicted = model.network == Network::fair_sharing
-                             ? timing::fair_sharing(in, model, window, hosts, out.problem)
+                             ? timing::fair_sharing(in, model, window, platform, out.problem)
                              : timing::ports(in, model, out.problem);
   if (!predicted) return out;  // a window too small for the schedule's order (never for 1 and up)
   out.predicted_seconds = *predicted;

@@ -29,6 +29,6 @@ struct Input {
 // Completion time, or nullopt with `problem` naming the stuck rank when some send can never be posted.
 std::optional<double> ports(const Input& in, const CostModel& model, std::string& problem);
 std::optional<double> fair_sharing(const Input& in, const CostModel& model, const SendWindow& window,
-                                   const NodeLayout& hosts, std::string& problem);
+                                   const Platform& platform, std::string& problem);
 
 }  // namespace herald::timing

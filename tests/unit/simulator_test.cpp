@@ -120,11 +120,27 @@ TEST(FairSharing, ANodesRanksShareItsLinks) {
                     {{Op::recv, 1, {0, 1000}}}}};
   EXPECT_NEAR(simulate(s, fair(), {}).predicted_seconds, 2e-6 + 2e-6, 1e-12);
   const std::vector<int> shared{0, 1, 2, 2};
-  EXPECT_NEAR(simulate(s, fair(), {}, NodeLayout(shared)).predicted_seconds, 2e-6 + 3e-6, 1e-12);
+  EXPECT_NEAR(simulate(s, fair(), {}, {.hosts = NodeLayout(shared)}).predicted_seconds, 2e-6 + 3e-6, 1e-12);
   // The schedule's own nodes stand for the platform's where none is given (the node-aware algorithms').
   Schedule own = s;
   own.problem.layout = NodeLayout(shared);
   EXPECT_NEAR(simulate(own, fair(), {}).predicted_seconds, 2e-6 + 3e-6, 1e-12);
+}
+
+TEST(FairSharing, AFatTreesLeavesShareTheirUplinks) {
+  // As ANodesRanksShareItsLinks, with four hosts in two leaves of two: after rank 1 has everything (within
+  // its leaf, 2 us), the root's message to rank 2 and rank 1's to rank 3 cross between leaves (two alphas
+  // of latency). With one uplink a leaf they share it (2 us of bytes); with two, each destination's top
+  // switch is its own (its number modulo 2) and neither waits (1 us).
+  const Schedule s{{.ranks = 4, .root = 0, .bytes = 1000},
+                   {{{Op::send, 1, {0, 1000}}, {Op::send, 2, {0, 1000}}},
+                    {{Op::recv, 0, {0, 1000}}, {Op::send, 3, {0, 1000}}},
+                    {{Op::recv, 0, {0, 1000}}},
+                    {{Op::recv, 1, {0, 1000}}}}};
+  EXPECT_NEAR(simulate(s, fair(), {}, {.leaf_nodes = 2, .uplinks = 1}).predicted_seconds, 2e-6 + 2e-6 + 2e-6, 1e-12);
+  EXPECT_NEAR(simulate(s, fair(), {}, {.leaf_nodes = 2, .uplinks = 2}).predicted_seconds, 2e-6 + 2e-6 + 1e-6, 1e-12);
+  // One leaf holds everything: one switch.
+  EXPECT_NEAR(simulate(s, fair(), {}, {.leaf_nodes = 4, .uplinks = 1}).predicted_seconds, 2e-6 + 2e-6, 1e-12);
 }
 
 TEST(FairSharing, WithinANodeOverItsMemoryOrItsLink) {
@@ -136,10 +152,10 @@ TEST(FairSharing, WithinANodeOverItsMemoryOrItsLink) {
   CostModel memory = fair(0, 1000);
   memory.node_alpha = 1e-7;
   memory.node_beta = 1e-11;
-  EXPECT_NEAR(simulate(s, memory, {}, nodes).predicted_seconds, 1e-6 + 1e-6, 1e-12);
+  EXPECT_NEAR(simulate(s, memory, {}, {.hosts = nodes}).predicted_seconds, 1e-6 + 1e-6, 1e-12);
   // Without them, rank 1's message crosses the node's own links, sharing the up link with rank 2's: both
   // move at half the bandwidth.
-  EXPECT_NEAR(simulate(s, fair(0, 1000), {}, nodes).predicted_seconds, 1e-6 + 2e-6, 1e-12);
+  EXPECT_NEAR(simulate(s, fair(0, 1000), {}, {.hosts = nodes}).predicted_seconds, 1e-6 + 2e-6, 1e-12);
   // Node memory is a fat pipe (as SimGrid's cluster loopback): the root's two eager copies to ranks 1 and 2
   // at 1 ns a byte each take 1 us, not 2; rank 1 then forwards to rank 3 on the other node, 1 + 1 us.
   const Schedule forward{{.ranks = 4, .root = 0, .bytes = 1000},
@@ -149,7 +165,7 @@ TEST(FairSharing, WithinANodeOverItsMemoryOrItsLink) {
                           {{Op::recv, 1, {0, 1000}}}}};
   memory.node_alpha = 0;
   memory.node_beta = 1e-9;
-  EXPECT_NEAR(simulate(forward, memory, {}, NodeLayout(std::vector<int>{0, 0, 0, 1})).predicted_seconds,
+  EXPECT_NEAR(simulate(forward, memory, {}, {.hosts = NodeLayout(std::vector<int>{0, 0, 0, 1})}).predicted_seconds,
               1e-6 + 1e-6 + 1e-6, 1e-12);
 }
 
