@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
                  "(SimGrid's FAT_TREE \"2;L,S;1,U;1,1\"; L/U to 1 oversubscribed); a node is --node-size ranks")
       ->delimiter(',')
       ->expected(2);
+  int alternatives = 0;
+  app.add_option("--alternatives", alternatives,
+                 "with --algorithm auto: also simulate the N algorithms auto ranked next, at the parameters it priced "
+                 "them with (alternative_K_* lines)")
+      ->check(CLI::NonNegativeNumber);
   std::string placement = "blocks";
   app.add_option("--placement", placement,
                  "with --node-size: blocks (a node's ranks consecutive, the algorithms' node size) or cyclic (rank "
@@ -128,7 +133,11 @@ int main(int argc, char** argv) {
     } else if (placement == "cyclic") {
       throw herald::Error(herald::Errc::invalid_argument, "--placement cyclic needs --node-size");
     }
+    if (alternatives > 0 && algorithm != "auto")
+      throw herald::Error(herald::Errc::invalid_argument, "--alternatives needs --algorithm auto");
+    const herald::Platform platform{.hosts = problem.layout, .leaf_nodes = fat_tree[0], .uplinks = fat_tree[1]};
     double closed_form = -1;
+    std::vector<herald::Choice> others;
     if (algorithm == "auto") {
       // As a call decides with no tuning file (decide()); the layout is --node-size's, without node memory.
       herald::AutoQuestion question;
@@ -138,11 +147,12 @@ int main(int argc, char** argv) {
       algorithm = decision.choice.algorithm->name;
       problem.parameters = decision.choice.parameters;
       closed_form = decision.choice.seconds;
+      const auto shown = std::min<std::size_t>(static_cast<std::size_t>(alternatives), decision.alternatives.size());
+      others.assign(decision.alternatives.begin(), decision.alternatives.begin() + static_cast<std::ptrdiff_t>(shown));
     }
     const auto& info = herald::find_algorithm(algorithm);
     const herald::Schedule schedule = herald::make_schedule(info, problem);
-    const herald::Simulation sim =
-        herald::simulate(schedule, model, window, {.hosts = problem.layout, .leaf_nodes = fat_tree[0], .uplinks = fat_tree[1]});
+    const herald::Simulation sim = herald::simulate(schedule, model, window, platform);
     const auto& q = schedule.problem;
     nlohmann::ordered_json out{
         {"algorithm", std::string(info.name)},
@@ -165,6 +175,21 @@ int main(int argc, char** argv) {
     };
     if (closed_form >= 0) out["auto_priced_us"] = closed_form * 1e6;  // auto's own closed-form price
     if (!sim.delivered) out["problem"] = sim.problem;
+    for (std::size_t k = 0; k < others.size(); ++k) {
+      herald::Problem given = problem;
+      given.parameters = others[k].parameters;
+      std::cerr << "herald-sim: alternative " << k + 1 << ": " << others[k].algorithm->name << ", segment "
+                << others[k].parameters.segment.value_or(0) << "\n";
+      const herald::Schedule alternative = herald::make_schedule(*others[k].algorithm, given);
+      const herald::Simulation run = herald::simulate(alternative, model, window, platform);
+      const auto& p = alternative.problem.parameters;
+      const std::string prefix = "alternative_" + std::to_string(k + 1) + "_";
+      out[prefix + "algorithm"] = std::string(others[k].algorithm->name);
+      out[prefix + "segment"] = p.segment.value_or(0);
+      out[prefix + "leaders"] = herald::leader_stage_name(p.leaders);
+      out[prefix + "priced_us"] = others[k].seconds * 1e6;
+      out[prefix + "predicted_us"] = run.delivered ? run.predicted_seconds * 1e6 : -1.0;
+    }
     if (json) {
       std::cout << out.dump(2) << "\n";
     } else {

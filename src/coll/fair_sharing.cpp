@@ -43,6 +43,8 @@ struct Flow {
   double since = 0;
   std::uint32_t version = 0;  // bumped at every new rate, so stale finish events are skipped
   std::uint32_t stamp = 0;    // the last reshare that reached it
+  std::uint32_t fixed = 0;    // the last reshare that fixed its rate, to next_rate
+  double next_rate = 0;
 };
 
 class FairSharing {
@@ -259,39 +261,42 @@ class FairSharing {
           component.push_back(f);
           for (std::size_t link : path_of(flows_[f])) visit(link);
         }
+    // Progressive filling: the link whose equal share is smallest fixes its flows at that share, which then
+    // leaves their other links; repeat. A heap of (share, link) keeps the next bottleneck; an entry whose link
+    // has changed since is stale (shares only grow as flows are fixed) and skipped.
     const double capacity = 1.0 / model_.beta;
+    std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>>
+        bottlenecks;
     for (std::size_t link : links) {
       link_capacity_[link] = capacity;
       link_count_[link] = link_flows_[link].size();
+      if (link_count_[link] > 0) bottlenecks.emplace(capacity / static_cast<double>(link_count_[link]), link);
     }
-    std::vector<double> rate(component.size(), -1.0);
-    std::size_t left = component.size();
-    while (left > 0) {
-      std::size_t bottleneck = links.front();
-      double share = never;
-      for (std::size_t link : links)
-        if (link_count_[link] > 0 && link_capacity_[link] / link_count_[link] < share) {
-          share = link_capacity_[link] / link_count_[link];
-          bottleneck = link;
-        }
-      for (std::size_t k = 0; k < component.size(); ++k) {
-        const Flow& flow = flows_[component[k]];
-        if (rate[k] >= 0 || std::ranges::find(path_of(flow), bottleneck) == path_of(flow).end()) continue;
-        rate[k] = share;
-        --left;
-        for (std::size_t link : path_of(flow)) {
-          link_capacity_[link] = std::max(0.0, link_capacity_[link] - share);
-          --link_count_[link];
+    while (!bottlenecks.empty()) {
+      const auto [share, link] = bottlenecks.top();
+      bottlenecks.pop();
+      if (link_count_[link] == 0 || share != link_capacity_[link] / static_cast<double>(link_count_[link])) continue;
+      for (std::size_t f : link_flows_[link]) {
+        Flow& flow = flows_[f];
+        if (flow.fixed == stamp_) continue;
+        flow.fixed = stamp_;
+        flow.next_rate = share;
+        for (std::size_t other : path_of(flow)) {
+          link_capacity_[other] = std::max(0.0, link_capacity_[other] - share);
+          if (--link_count_[other] > 0 && other != link)
+            bottlenecks.emplace(link_capacity_[other] / static_cast<double>(link_count_[other]), other);
         }
       }
     }
-    for (std::size_t k = 0; k < component.size(); ++k) {
-      Flow& flow = flows_[component[k]];
+    // Only a flow whose rate changed gets a new finish event: the others' still stand.
+    for (std::size_t f : component) {
+      Flow& flow = flows_[f];
+      if (flow.next_rate == flow.rate) continue;
       flow.bytes_left = std::max(0.0, flow.bytes_left - flow.rate * (now_ - flow.since));
       flow.since = now_;
-      flow.rate = rate[k];
+      flow.rate = flow.next_rate;
       flow.version = ++version_;
-      push(now_ + flow.bytes_left / flow.rate, Kind::finish, component[k], flow.version);
+      push(now_ + flow.bytes_left / flow.rate, Kind::finish, f, flow.version);
     }
   }
 
