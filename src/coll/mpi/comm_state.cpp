@@ -47,6 +47,10 @@ CommState::CommState(MPI_Comm user) : user_(user) {
 CommState::~CommState() {
   // Only a failed creation leaves the duplication running; it cannot be freed before it ends.
   if (setup_ != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&setup_, MPI_STATUS_IGNORE);
+  // An agreement every member started: every member completes it here (a nonblocking collective may not be
+  // freed).
+  for (auto& [size, trial] : trials_)
+    if (trial.agreement != MPI_REQUEST_NULL && !finalized()) PMPI_Wait(&trial.agreement, MPI_STATUS_IGNORE);
   if (memory_) Context::get().states().give_ring();
 }
 
@@ -125,21 +129,79 @@ std::shared_ptr<const Decided> CommState::decide(const PlanKey& key) {
       .cell = context.tuning().measured(size_, key.bytes),
       .native_below = context.settings().native_below(),
       .loads = &loads_,
-      // HERALD_VERBOSE names the runners-up, priced with the same loads.
-      .rank_alternatives = context.settings().verbose()};
+      // HERALD_VERBOSE names the runners-up, priced with the same loads; a trial measures the first.
+      .rank_alternatives = context.settings().verbose() || learning()};
   auto decided = std::make_shared<Decided>();
   decided->decision = herald::decide(question);
   const Decision& d = decided->decision;
-  if (!d.native && size_ > 1 && key.bytes > 0) {
-    Problem problem = question.problem;
-    problem.parameters = d.choice.parameters;
-    decided->plan = std::make_shared<Plan>(*d.choice.algorithm, problem, rank_, context.settings().message_limit());
-    if (d.because == Because::cost_model || d.because == Because::node_memory) decided->plan->predicted = d.choice.seconds;
+  const bool moves = size_ > 1 && key.bytes > 0;
+  auto candidate = [&](bool native, const Choice& c, double predicted) {
+    Candidate made{.native = native, .algorithm = c.algorithm, .parameters = c.parameters, .plan = nullptr};
+    if (!native && moves) {
+      Problem problem = question.problem;
+      problem.parameters = c.parameters;
+      made.plan = std::make_shared<Plan>(*c.algorithm, problem, rank_, context.settings().message_limit());
+      made.plan->predicted = predicted;
+    }
+    decided->candidates.push_back(std::move(made));
+  };
+  const bool priced = d.because == Because::cost_model || d.because == Because::node_memory;
+  candidate(d.native, d.choice, priced ? d.choice.seconds : 0);
+  if (learning() && moves) {
+    // The model's runner-up (its cheapest, where auto kept MPI_Bcast), then MPI_Bcast itself.
+    if (!d.alternatives.empty()) candidate(false, d.alternatives.front(), d.alternatives.front().seconds);
+    if (!d.native) candidate(true, {}, 0);
   }
   if (rank_ == 0) context.explain(question, d);
   if (decided_.size() >= max_plans) decided_.clear();  // in-flight calls keep theirs alive
   decided_.emplace(key, decided);
   return last_decided_ = std::move(decided);
+}
+
+bool CommState::learning() const { return Context::get().settings().learn(); }
+
+int CommState::learn(std::size_t bytes, bool blocking, std::span<const Candidate> candidates, bool& counted) {
+  counted = false;
+  if (!learning()) return 0;
+  const int size = size_class(bytes);
+  auto it = trials_.find(size);
+  if (it == trials_.end()) {
+    if (!blocking) return 0;  // nothing learned yet
+    // The class's first call says what its calls' candidates are (the same on every rank).
+    Trial trial{.learner = Learner(static_cast<int>(candidates.size())), .bytes = bytes, .described = {}, .mine = {},
+                .slowest = {}};
+    for (const Candidate& c : candidates)
+      trial.described.push_back({.ranks = size_, .bytes = bytes,
+                                 .algorithm = c.native ? "native" : std::string(c.algorithm->name),
+                                 .parameters = c.native ? Parameters{} : c.parameters});
+    it = trials_.try_emplace(size, std::move(trial)).first;
+  }
+  Trial& trial = it->second;
+  Learner& learner = trial.learner;
+  if (!blocking) return learner.phase() == Learner::Phase::learned ? learner.winner() : 0;
+  counted = learner.phase() != Learner::Phase::learned;
+  if (learner.trial_done()) {
+    // Every rank's median per candidate, reduced by the slowest, while later calls run: one nonblocking
+    // collective on herald's own communicator, started at the same call on every rank.
+    trial.mine = learner.figures();
+    trial.slowest.assign(trial.mine.size(), 0.0);
+    HERALD_MPI(PMPI_Iallreduce(trial.mine.data(), trial.slowest.data(), static_cast<int>(trial.mine.size()),
+                               MPI_DOUBLE, MPI_MAX, dup_.get(), &trial.agreement));
+  }
+  const int candidate = learner.next();
+  if (!learner.agreement_due()) return candidate;
+  HERALD_MPI(PMPI_Wait(&trial.agreement, MPI_STATUS_IGNORE));
+  const int winner = learner.agreed(trial.slowest);
+  TuningCell cell = trial.described.at(static_cast<std::size_t>(winner));
+  cell.seconds = trial.slowest.at(static_cast<std::size_t>(winner));
+  for (std::size_t c = 0; c < trial.described.size(); ++c)
+    if (trial.described[c].algorithm == "native") cell.native_seconds = trial.slowest[c];
+  Context::get().tuning().learned(cell);
+  return winner;
+}
+
+void CommState::learned_time(std::size_t bytes, double seconds) {
+  if (const auto it = trials_.find(size_class(bytes)); it != trials_.end()) it->second.learner.record(seconds);
 }
 
 std::int64_t CommState::trace_id() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../../core/mpi/check.hpp"
+#include "../learning.hpp"
 #include "node_memory.hpp"
 #include "plan.hpp"
 #include "settings.hpp"
@@ -16,6 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <span>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -36,10 +39,19 @@ struct PlanKeyHash {
   std::size_t operator()(const PlanKey& k) const noexcept;
 };
 
-// What "auto" decided for one call's shape on a communicator, and the plan it runs (none for MPI_Bcast).
+// One thing "auto" may run for a call: MPI_Bcast, or an algorithm's plan.
+struct Candidate {
+  bool native = false;
+  const AlgorithmInfo* algorithm = nullptr;
+  Parameters parameters{};
+  std::shared_ptr<Plan> plan;
+};
+
+// What "auto" decided for one call's shape on a communicator: the decision's own pick first, then, where
+// HERALD_AUTO_LEARN is on, what a trial measures beside it (the model's runner-up, MPI_Bcast).
 struct Decided {
   Decision decision;
-  std::shared_ptr<Plan> plan;
+  std::vector<Candidate> candidates;
 };
 
 // The private duplicate is made when the state is, so that herald's messages never meet the program's.
@@ -79,8 +91,15 @@ class CommState {
   // The compiled plan for a named algorithm's shape, built on first use.
   std::shared_ptr<Plan> plan(const PlanKey& key);
   // "auto"'s decision (decide(): the tuning file's cell, MPI_Bcast, or the cost model with this
-  // communicator's link loads) for a key without an algorithm, and its plan; made on first use.
+  // communicator's link loads) for a key without an algorithm, and its plans; made on first use.
   std::shared_ptr<const Decided> decide(const PlanKey& key);
+  // HERALD_AUTO_LEARN: the candidate (of `candidates`) a call of `bytes` runs. A blocking call counts in its
+  // size class's trial (`counted`: its time is wanted) and may start or await the agreement; a nonblocking
+  // one takes what was learned, or 0.
+  int learn(std::size_t bytes, bool blocking, std::span<const Candidate> candidates, bool& counted);
+  bool learning() const;
+  // A counted call's time on this rank, for the trial.
+  void learned_time(std::size_t bytes, double seconds);
   // This rank's node ring; nullptr where this rank is alone on its node or the rings could not be made.
   NodeMemory* node_memory() const noexcept { return memory_.get(); }
   // Every node of two ranks or more has its ring open: the same on every rank.
@@ -109,6 +128,15 @@ class CommState {
   std::unordered_map<PlanKey, std::shared_ptr<const Decided>, PlanKeyHash> decided_;
   PlanKey last_auto_key_{};
   std::shared_ptr<const Decided> last_decided_;
+  // HERALD_AUTO_LEARN's trials, by size class, and each agreement in flight.
+  struct Trial {
+    Learner learner;
+    std::size_t bytes = 0;              // the class's first call's, for the tuning file's cell
+    std::vector<TuningCell> described;  // per candidate, as a cell names it
+    std::vector<double> mine, slowest;
+    MPI_Request agreement = MPI_REQUEST_NULL;
+  };
+  std::map<int, Trial> trials_;
   std::unique_ptr<NodeMemory> memory_;
   bool memory_everywhere_ = false;
   std::vector<int> world_ranks_;  // trace_id() fills it

@@ -1,5 +1,7 @@
 #include "context.hpp"
 
+#include <herald/config.hpp>
+
 #include <cstdio>
 #include <exception>
 #include <thread>
@@ -35,6 +37,18 @@ int release_all(MPI_Comm, int, void*, void*) {
     }
   }
   context.states_.release_all();
+  // What the communicators learned, as a tuning file for the next run (every member agreed the same).
+  if (const auto path = environment("HERALD_TUNING_LEARN"); path && !path->empty() && context.settings_.learn()) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+      try {
+        context.tuning_.write_learned(*path);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "herald: %s\n", e.what());
+      }
+    }
+  }
   MPI_Comm_free_keyval(&context.finalize_keyval_);
   return MPI_SUCCESS;
 }

@@ -535,17 +535,19 @@ class NativeRun final : public Request::State {
 struct Call {
   bool native = false;
   mpi::PlanKey key{};
-  std::shared_ptr<const mpi::Decided> decided;  // "auto": what it decided, and the plan (CommState::decide())
+  std::shared_ptr<const mpi::Decided> decided;  // "auto": what it decided, and the plans (CommState::decide())
+  const mpi::Candidate* candidate = nullptr;      // "auto": the one this call runs, kept alive by `decided`
+  bool timed = false;  // HERALD_AUTO_LEARN: a blocking call whose time the trial takes
   const char* why = "named";  // how the algorithm was chosen, for traces
 };
 
 std::shared_ptr<Plan> plan_of(const mpi::Slot& slot, const Call& call) {
-  return call.decided ? call.decided->plan : slot.state->plan(call.key);
+  return call.candidate ? call.candidate->plan : slot.state->plan(call.key);
 }
 
 // Checks what is the same on every rank of a correct program (root, algorithm, settings), so that a refusal
-// here is a refusal everywhere.
-Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options) {
+// here is a refusal everywhere. A blocking call counts in HERALD_AUTO_LEARN's trials; nothing else does.
+Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& options, bool blocking = false) {
   const int ranks = slot.state->size();
   if (root < 0 || root >= ranks)
     throw Error(Errc::invalid_root,
@@ -561,12 +563,15 @@ Call prepare(const mpi::Slot& slot, std::size_t bytes, int root, const Options& 
   if (!call.key.algorithm && !call.native) {
     // "auto": decided once per shape on the communicator, alike on every rank (decide()).
     call.decided = slot.state->decide(call.key);
-    const Decision& d = call.decided->decision;
-    call.why = because_text(d.because);
-    call.native = d.native;
-    if (!d.native) {
-      call.key.algorithm = d.choice.algorithm;
-      call.key.parameters = d.choice.parameters;
+    const auto& candidates = call.decided->candidates;
+    const bool moves = ranks > 1 && bytes > 0;
+    const int k = moves ? slot.state->learn(bytes, blocking, candidates, call.timed) : 0;
+    call.candidate = &candidates[std::min(static_cast<std::size_t>(k), candidates.size() - 1)];
+    call.why = k == 0 ? because_text(call.decided->decision.because) : "auto: measured on this communicator";
+    call.native = call.candidate->native;
+    if (!call.native) {
+      call.key.algorithm = call.candidate->algorithm;
+      call.key.parameters = call.candidate->parameters;
     }
   }
   validate({.ranks = ranks, .root = root, .bytes = bytes, .parameters = call.key.parameters});
@@ -654,10 +659,27 @@ bool attached(MPI_Comm comm) {
   return context.existing_state(comm) != nullptr;
 }
 
+// HERALD_AUTO_LEARN: a blocking call's time on this rank, from its entry to its exit, for the trial.
+class TrialClock {
+ public:
+  TrialClock(const Slot& slot, std::size_t bytes) : slot_(slot), bytes_(bytes), started_(PMPI_Wtime()) {}
+  TrialClock(const TrialClock&) = delete;
+  TrialClock& operator=(const TrialClock&) = delete;
+  void stop(bool timed) const {
+    if (timed) slot_.state->learned_time(bytes_, PMPI_Wtime() - started_);
+  }
+
+ private:
+  const Slot& slot_;
+  std::size_t bytes_;
+  double started_;
+};
+
 void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options) {
   Context& context = Context::get();
   auto lock = context.lock();
-  const Call call = prepare(slot, buffer.size(), root, options);
+  const TrialClock clock(slot, buffer.size());
+  const Call call = prepare(slot, buffer.size(), root, options, true);
   require_buffer(lock, slot, call, buffer);
   if (slot.state->size() == 1 || buffer.empty()) return;
   if (context.multithreaded()) {
@@ -665,6 +687,10 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
     Request request(start(slot, call, buffer));
     lock.unlock();
     request.wait();
+    if (call.timed) {
+      lock.lock();
+      clock.stop(true);
+    }
     return;
   }
   // Every rank makes the same MPI calls whatever it has in flight (MPI_Bcast never matches MPI_Ibcast), so
@@ -678,21 +704,24 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
       HERALD_MPI(PMPI_Bcast(buffer.data() + offset, count, MPI_BYTE, root, slot.state->comm()));
     }
     trace.finished("native", root, buffer.size());
-    context.remember_passthrough(*slot.state, buffer.size(), root, options);
+    // A repeat may skip prepare() only where no trial counts it.
+    if (!call.timed) context.remember_passthrough(*slot.state, buffer.size(), root, options);
+    clock.stop(call.timed);
     return;
   }
   const std::shared_ptr<Plan> plan = plan_of(slot, call);
   if (plan->blocking) {
     run_blocking(*plan, buffer.data(), slot, call.why);
-    return;
+  } else {
+    ScheduleRun(plan, slot, buffer.data(), call.why).wait();
   }
-  ScheduleRun(plan, slot, buffer.data(), call.why).wait();
+  clock.stop(call.timed);
 }
 
 void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal) {
   auto lock = Context::get().lock();
   try {
-    const Call call = prepare(slot, bytes, root, options);
+    const Call call = prepare(slot, bytes, root, options, true);  // counted as the others count it
     stand_in(lock, slot, call, bytes, refusal);
   } catch (const Error&) {
     // Refused everywhere alike: no rank waits for this one.

@@ -15,6 +15,7 @@ CollSettings::CollSettings(TuningState& tuning) {
     parameters_ = parameters_from_environment();
     tuning.load();
     verbose_ = environment_switch("HERALD_VERBOSE");
+    learn_ = environment_switch("HERALD_AUTO_LEARN");
     if (auto v = environment("HERALD_EMULATE_NODES")) {
       const auto comma = v->find(',');
       const std::string placement = comma == std::string::npos ? "" : v->substr(comma + 1);

@@ -38,6 +38,8 @@ class CollSettings {
   const Parameters& parameters() const noexcept { return parameters_; }
   // HERALD_VERBOSE: "auto" says what it runs and why (Context::explain()).
   bool verbose() const noexcept { return verbose_; }
+  // HERALD_AUTO_LEARN: auto learns from each communicator's blocking calls (CommState::learn()).
+  bool learn() const noexcept { return learn_; }
   EmulatedNodes emulated_nodes() const noexcept { return emulated_nodes_; }
   const SendWindow& send_window() const noexcept { return window_; }
   // HERALD_MAX_MESSAGE_BYTES: the largest message herald sends.
@@ -54,6 +56,7 @@ class CollSettings {
   std::string default_algorithm_;
   Parameters parameters_;
   bool verbose_ = false;
+  bool learn_ = false;
   EmulatedNodes emulated_nodes_{};
   SendWindow window_;
   std::size_t message_limit_ = max_message_bytes;

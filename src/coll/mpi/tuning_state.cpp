@@ -3,7 +3,9 @@
 #include "tuning_file.hpp"
 
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 namespace herald::mpi {
 
@@ -45,6 +47,20 @@ void TuningState::explain(const AutoQuestion& question, const Decision& decision
   std::string line = describe(question, decision, tuning_.has_value());
   if (!explained_.insert(line).second) return;
   std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+void TuningState::learned(const TuningCell& cell) {
+  for (const TuningCell& c : learned_)
+    if (c.ranks == cell.ranks && c.bytes == cell.bytes) return;
+  learned_.push_back(cell);
+}
+
+void TuningState::write_learned(const std::string& path) const {
+  Tuning tuning{.layout = this_job_layout(), .intra_node = model_, .inter_node = std::nullopt, .cells = learned_};
+  std::ranges::sort(tuning.cells, {}, [](const TuningCell& c) { return std::pair(c.ranks, c.bytes); });
+  std::ofstream out(path);
+  out << tuning_json(tuning);
+  if (!out) throw Error(Errc::invalid_argument, "HERALD_TUNING_LEARN '" + path + "' cannot be written");
 }
 
 }  // namespace herald::mpi

@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace herald::mpi {
 
@@ -31,6 +32,11 @@ class TuningState {
   // Prints to stderr what "auto" decided and why (describe()), each line once: HERALD_VERBOSE, through
   // Context::explain().
   void explain(const AutoQuestion& question, const Decision& decision);
+  // HERALD_AUTO_LEARN's agreed results, kept for HERALD_TUNING_LEARN (the first per ranks and bytes).
+  void learned(const TuningCell& cell);
+  // Writes them as a tuning file at `path` (this job's layout, the model auto priced with); throws
+  // Error(invalid_argument) naming the path when it cannot be written.
+  void write_learned(const std::string& path) const;
 
  private:
   CostModel model_;
@@ -40,6 +46,7 @@ class TuningState {
   std::uint64_t last_measured_key_ = ~std::uint64_t{0};
   const TuningCell* last_measured_ = nullptr;
   std::set<std::string> explained_;  // the lines explain() has printed
+  std::vector<TuningCell> learned_;
 };
 
 }  // namespace herald::mpi
