@@ -29,13 +29,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import bcast_report as units  # noqa: E402
 
 
-def label(n):
-    for unit, s in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s} {unit}"
-    return f"{n} B"
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -129,13 +122,13 @@ def main():
             name += f" ({r['leaders']})"
         mark = "outside" if abs(r["sim_over_smpi"] - 1) > a.tolerance else ""
         lines.append(f"| {r['topology']} | {r['bandwidth']} | {r['nodes']} x {r['ranks_per_node']} | {r['placement']} | "
-                     f"{label(r['bytes'])} | {name} | {r['segment']} | {r['smpi_us']:.2f} | {r['sim_us']:.2f} | "
+                     f"{units.human_bytes(r['bytes'])} | {name} | {r['segment']} | {r['smpi_us']:.2f} | {r['sim_us']:.2f} | "
                      f"{r['sim_over_smpi']:.3f} | {mark} |")
     open(os.path.join(a.out, "agree.md"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines[:3]))
     if a.check and outside:
         for r in outside:
-            print(f"agree.py: {r['topology']}, {r['bandwidth']}, {r['nodes']} x {r['ranks_per_node']} {r['placement']}, {label(r['bytes'])}, "
+            print(f"agree.py: {r['topology']}, {r['bandwidth']}, {r['nodes']} x {r['ranks_per_node']} {r['placement']}, {units.human_bytes(r['bytes'])}, "
                   f"{r['algorithm']} ({r['resolved']}): herald-sim {r['sim_us']:.2f} us, SMPI {r['smpi_us']:.2f} us, "
                   f"ratio {r['sim_over_smpi']:.3f}", file=sys.stderr)
         sys.exit(1)

@@ -34,18 +34,6 @@ FIELDS = ["shape", "topology", "bandwidth", "bytes", "auto", "auto_segment", "au
           "best", "best_segment", "best_leaders", "best_us", "auto_over_best", "alternatives", "wall_s"]
 
 
-def size_of(text):
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1], 1)
-    return int(text[:-1] if scale > 1 else text) * scale
-
-
-def label(n):
-    for unit, s in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= s and n % s == 0:
-            return f"{n // s} {unit}"
-    return f"{n} B"
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -86,7 +74,7 @@ def main():
             name = "flat" if topology == "flat" else f"fattree:{tree}"
             for bandwidth in a.bandwidths.split(","):
                 beta = 8 / units.bits_per_second(bandwidth)
-                for size in (size_of(s) for s in a.sizes.split(",")):
+                for size in (units.bytes_of(s) for s in a.sizes.split(",")):
                     if (shape, name, bandwidth, str(size)) in done:
                         continue
                     cmd = [a.sim, "--json", "--network", "fair", "--algorithm", "auto", "--ranks",
@@ -117,7 +105,7 @@ def main():
                            "wall_s": f"{time.time() - started:.1f}"}
                     with open(path, "a", newline="") as f:
                         csv.DictWriter(f, fieldnames=FIELDS).writerow(row)
-                    print(f"{shape} {name} {bandwidth} {label(size)}: auto {row['auto']} {row['auto_us']} us, best "
+                    print(f"{shape} {name} {bandwidth} {units.human_bytes(size)}: auto {row['auto']} {row['auto_us']} us, best "
                           f"{row['best']} {row['best_us']} us, {row['wall_s']} s", flush=True)
     with open(path) as f:
         rows = list(csv.DictReader(f))
@@ -129,12 +117,12 @@ def main():
              "|---|---|---|---:|---|---|---:|---:|"]
 
     def pick(name, segment, leaders):
-        extra = [x for x in (f"{label(int(segment))}" if segment and segment != "0" else "",
+        extra = [x for x in (f"{units.human_bytes(int(segment))}" if segment and segment != "0" else "",
                              leaders if leaders else "") if x]
         return name + (f" ({', '.join(extra)})" if extra else "")
 
     for r in rows:
-        lines.append(f"| {r['shape']} | {r['topology']} | {r['bandwidth']} | {label(int(r['bytes']))} | "
+        lines.append(f"| {r['shape']} | {r['topology']} | {r['bandwidth']} | {units.human_bytes(int(r['bytes']))} | "
                      f"{r['auto_us']} ({pick(r['auto'], r['auto_segment'], r['auto_leaders'])}) | {r['best_us']} "
                      f"({pick(r['best'], r['best_segment'], r['best_leaders'])}) | {r['auto_over_best']} | "
                      f"{r['wall_s']} |")

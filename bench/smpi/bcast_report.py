@@ -77,6 +77,12 @@ def human_bytes(value):
     return f"{value} B"
 
 
+def bytes_of(text):
+    """'16K' -> 16384 (K, M and G suffixes, powers of two)."""
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1], 1)
+    return int(text[:-1] if scale > 1 else text) * scale
+
+
 def short_bytes(value):
     """Axis label: 1024 -> '1K'."""
     for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
