@@ -50,7 +50,9 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
 Request ibcast(const Slot& slot, std::span<std::byte> buffer, int root, const Options& options);
 // This rank refused a call of `bytes` bytes for `refusal`, a reason found on this rank only (after
 // reserve()): it plays its part without data, so that no rank waits for it, then returns; the caller throws.
-void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal);
+// `blocking`: the call was MPI_Bcast's kind, which HERALD_AUTO_LEARN counts, not MPI_Ibcast's.
+void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal,
+             bool blocking);
 // The algorithm a call of `bytes` bytes from `root` with `options` runs on `state`'s communicator, decided as
 // the call decides ("native": MPI's own); throws where the call would refuse.
 Resolved resolve(const std::shared_ptr<CommState>& state, std::size_t bytes, int root, const Options& options);

@@ -718,10 +718,11 @@ void bcast(const Slot& slot, std::span<std::byte> buffer, int root, const Option
   clock.stop(call.timed);
 }
 
-void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal) {
+void refused(const Slot& slot, std::size_t bytes, int root, const Options& options, const Error& refusal,
+             bool blocking) {
   auto lock = Context::get().lock();
   try {
-    const Call call = prepare(slot, bytes, root, options, true);  // counted as the others count it
+    const Call call = prepare(slot, bytes, root, options, blocking);  // counted as the others count it
     stand_in(lock, slot, call, bytes, refusal);
   } catch (const Error&) {
     // Refused everywhere alike: no rank waits for this one.

@@ -149,13 +149,14 @@ namespace {
 // The caller's buffer, or, when this rank refuses it (a null buffer, an uncommitted datatype: checks that
 // can fail on some ranks only), a refusal that first plays this rank's part without data (refused()).
 TypedBuffer typed_buffer(const Slot& slot, void* buffer, int count, MPI_Datatype type, int root,
-                         const Options& options) {
+                         const Options& options, bool blocking) {
   try {
     return TypedBuffer(buffer, count, type, slot.state->rank() == root);
   } catch (const Error& refusal) {
     int size = 0;
     if (count >= 0 && type != MPI_DATATYPE_NULL && PMPI_Type_size(type, &size) == MPI_SUCCESS)
-      refused(slot, static_cast<std::size_t>(count) * static_cast<std::size_t>(size), root, options, refusal);
+      refused(slot, static_cast<std::size_t>(count) * static_cast<std::size_t>(size), root, options, refusal,
+              blocking);
     throw;
   }
 }
@@ -178,7 +179,7 @@ void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm 
     }
   }
   const Slot slot = reserve(comm);
-  TypedBuffer data = typed_buffer(slot, buffer, count, type, root, options);
+  TypedBuffer data = typed_buffer(slot, buffer, count, type, root, options, true);
   if (data.plain() && count > 0) context.remember_plain(type, data.bytes().size() / static_cast<std::size_t>(count));
   bcast(slot, data.bytes(), root, options);
   data.finish();
@@ -186,7 +187,7 @@ void typed_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm 
 
 TypedRequest typed_ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const Slot slot = reserve(comm);
-  TypedRequest typed{typed_buffer(slot, buffer, count, type, root, {}), {}};
+  TypedRequest typed{typed_buffer(slot, buffer, count, type, root, {}, false), {}};
   typed.request = ibcast(slot, typed.data.bytes(), root, {});
   return typed;
 }
