@@ -61,7 +61,8 @@ def main():
     for manifest in manifests:
         with open(manifest) as f:
             for r in csv.DictReader(f):
-                # "fattree:L,U" unquoted spills its U into a column of its own.
+                # "fattree:L,U" unquoted (as manifests before the quoting wrote it) spills its U into a
+                # column of its own.
                 r["topology"] = ",".join([r.get("topology") or "flat"] + (r.pop(None, None) or []))
                 if r["status"] == "ok":
                     runs.append(dict(r, manifest=manifest))

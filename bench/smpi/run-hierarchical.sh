@@ -82,7 +82,7 @@ failed=0
 manifest=$out/hierarchical-runs.csv
 echo "bandwidth,nodes,ranks_per_node,placement,bytes,status,wall_s,csv,topology" >"$manifest"
 topology=flat
-[[ $fat_tree != none ]] && topology=fattree:$fat_tree
+[[ $fat_tree != none ]] && topology="\"fattree:$fat_tree\""  # quoted: it holds a comma
 for bw in ${bandwidth//,/ }; do
   smpi_cost_model "$latency" "$bw" 4e-8
   for n in ${nodes//,/ }; do
