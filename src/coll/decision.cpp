@@ -63,12 +63,17 @@ Decision decide(const AutoQuestion& q) {
     if (q.rank_alternatives) d.alternatives = ranked();
     return d;
   }
-  const std::optional<Choice> unmeasured = choose_unmeasured(problem, q.model, q.native_below, q.loads);
-  d.choice = *unmeasured;  // keeps_native() was false: there is a choice
-  const bool shared = problem.node_memory && node_counts(problem).nodes == 1 && d.choice.algorithm->node_memory;
-  d.because = shared ? Because::node_memory : Because::cost_model;
-  if (shared && !q.rank_alternatives) return d;
-  d.alternatives = others(ranked(), d.choice.algorithm);
+  if (!problem.node_memory || node_counts(problem).nodes > 1) {
+    // The model's cheapest, and the rest as it ranked them: one pricing of the table.
+    std::vector<Choice> all = ranked();
+    d.choice = all.front();
+    d.because = Because::cost_model;
+    d.alternatives.assign(all.begin() + 1, all.end());
+    return d;
+  }
+  d.choice = *choose_unmeasured(problem, q.model, q.native_below, q.loads);  // keeps_native() was false
+  d.because = d.choice.algorithm->node_memory ? Because::node_memory : Because::cost_model;
+  if (q.rank_alternatives) d.alternatives = others(ranked(), d.choice.algorithm);
   return d;
 }
 
