@@ -51,10 +51,9 @@ std::vector<double> Learner::figures() {
 }
 
 int Learner::agreed(std::span<const double> slowest) {
-  slowest_.assign(slowest.begin(), slowest.end());
   winner_ = 0;
-  for (int c = 1; c < static_cast<int>(slowest_.size()) && c < candidates_; ++c)
-    if (slowest_[static_cast<std::size_t>(c)] < slowest_[static_cast<std::size_t>(winner_)]) winner_ = c;
+  for (int c = 1; c < static_cast<int>(slowest.size()) && c < candidates_; ++c)
+    if (slowest[static_cast<std::size_t>(c)] < slowest[static_cast<std::size_t>(winner_)]) winner_ = c;
   phase_ = Phase::learned;
   return winner_;
 }

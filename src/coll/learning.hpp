@@ -45,9 +45,8 @@ class Learner {
   // Per candidate, the slowest rank's median: the fastest of them wins, ties to the lower candidate (auto's
   // own pick first). Returns the winner.
   int agreed(std::span<const double> slowest);
-  // The winner once learned, and its agreed time.
+  // The winner once learned.
   int winner() const noexcept { return winner_; }
-  double seconds(int candidate) const { return slowest_.at(static_cast<std::size_t>(candidate)); }
 
  private:
   int candidates_, rounds_, lag_;
@@ -57,7 +56,6 @@ class Learner {
   int last_ = 0;        // the candidate of the call last numbered
   int winner_ = 0;
   std::vector<std::vector<double>> times_;  // per candidate, this rank's
-  std::vector<double> slowest_;
 };
 
 }  // namespace herald

@@ -168,8 +168,7 @@ int CommState::learn(std::size_t bytes, bool blocking, std::span<const Candidate
   if (it == trials_.end()) {
     if (!blocking) return 0;  // nothing learned yet
     // The class's first call says what its calls' candidates are (the same on every rank).
-    Trial trial{.learner = Learner(static_cast<int>(candidates.size())), .bytes = bytes, .described = {}, .mine = {},
-                .slowest = {}};
+    Trial trial{.learner = Learner(static_cast<int>(candidates.size())), .described = {}, .mine = {}, .slowest = {}};
     for (const Candidate& c : candidates)
       trial.described.push_back({.ranks = size_, .bytes = bytes,
                                  .algorithm = c.native ? "native" : std::string(c.algorithm->name),

@@ -131,8 +131,7 @@ class CommState {
   // HERALD_AUTO_LEARN's trials, by size class, and each agreement in flight.
   struct Trial {
     Learner learner;
-    std::size_t bytes = 0;              // the class's first call's, for the tuning file's cell
-    std::vector<TuningCell> described;  // per candidate, as a cell names it
+    std::vector<TuningCell> described;  // per candidate, as a tuning file's cell names it (the first call's size)
     std::vector<double> mine, slowest;
     MPI_Request agreement = MPI_REQUEST_NULL;
   };

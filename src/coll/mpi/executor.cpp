@@ -659,10 +659,12 @@ bool attached(MPI_Comm comm) {
   return context.existing_state(comm) != nullptr;
 }
 
-// HERALD_AUTO_LEARN: a blocking call's time on this rank, from its entry to its exit, for the trial.
+// HERALD_AUTO_LEARN: a blocking call's time on this rank, from its entry to its exit, for the trial. The
+// clock is read only where learning is on.
 class TrialClock {
  public:
-  TrialClock(const Slot& slot, std::size_t bytes) : slot_(slot), bytes_(bytes), started_(PMPI_Wtime()) {}
+  TrialClock(const Slot& slot, std::size_t bytes)
+      : slot_(slot), bytes_(bytes), started_(Context::get().settings().learn() ? PMPI_Wtime() : 0) {}
   TrialClock(const TrialClock&) = delete;
   TrialClock& operator=(const TrialClock&) = delete;
   void stop(bool timed) const {
