@@ -13,6 +13,8 @@ class Forwarder {
   virtual ~Forwarder() = default;
   // Posts what can be posted without blocking; true once everything is posted.
   virtual bool forward() = 0;
+  // Posts every receive still held back (receives posted one at a time, in order).
+  virtual void post_receives() = 0;
 };
 
 class Forwarders {
@@ -30,7 +32,10 @@ class Forwarders {
   // Polls until every broadcast in flight has posted all its messages. Called before a blocking MPI call in
   // a single-threaded process: a peer may wait for one of those broadcasts before it joins the call. Cannot
   // deadlock: a forwarder's data comes from the root through forwarders that all finish before they block.
+  // Receives held back are posted first: a peer's synchronous send to this rank completes only once its
+  // receive is posted, and the peer may wait for that send before it joins the call.
   void finish_forwarding() {
+    for (Forwarder* f : list_) f->post_receives();
     while (forwarding()) forward_all();
   }
 
