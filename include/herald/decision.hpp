@@ -17,6 +17,7 @@ enum class Because {
   nothing_moves,   // one rank, or no bytes: every algorithm is free, the table's first stands for them
   tuning_file,     // the tuning file measured the shape (its nearest cell)
   one_node_short,  // one node whose ranks share memory, below the size where node memory pays: MPI_Bcast
+  one_message,     // one node of two ranks, from two_ranks_native_from: one message, MPI_Bcast
   node_memory,     // one node whose ranks share memory: the cheapest algorithm that moves through it
   cost_model,      // the cost model's cheapest, link loads counted
 };

@@ -69,14 +69,24 @@ const AlgorithmInfo& select_algorithm(const Problem& problem, const CostModel& m
 // same memory, and the model cannot price it: herald's messages are no faster than its own, and node memory
 // (AlgorithmInfo::node_memory) wins only once a call is long enough to pay for its synchronisation. So auto
 // keeps MPI_Bcast there below `native_below` bytes (std::nullopt, exactly where keeps_native()); unset, below
-// default_native_below() for the node's ranks; from there runs the cheapest algorithm
+// default_native_below() for the node's ranks; on a node of two ranks also from two_ranks_native_from;
+// between them runs the cheapest algorithm
 // that carries the node through its memory, at the caller's parameters or its defaults (no segment search:
 // node memory moves slot-sized pieces). Elsewhere it is choose_algorithm(). Pure and deterministic.
 bool keeps_native(const Problem& problem, std::optional<std::size_t> native_below) noexcept;
 std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model,
                                         std::optional<std::size_t> native_below, LinkLoads* loads = nullptr);
+// The cheapest algorithm that carries the node through its memory, at the caller's parameters or its
+// defaults; none where the table has no such algorithm.
+std::optional<Choice> cheapest_node_memory(const Problem& problem, const CostModel& model);
 // The size below which MPI_Bcast beats node memory on a node of `ranks` ranks, as measured (selector.cpp).
 std::size_t default_native_below(int ranks) noexcept;
+// On one node of two ranks a broadcast is one message: the MPI's own single-copy path moves it with one copy
+// where node memory takes two, and from this size the two copies are what a slow machine state slows
+// (docs/benchmarks.md, "auto without a tuning file, on one node"). keeps_native() keeps MPI_Bcast there.
+inline constexpr std::size_t two_ranks_native_from = 8192;
+// keeps_native() because of the rule above, not the short-call one.
+bool keeps_native_one_message(const Problem& problem) noexcept;
 
 // Built-in models of typical machines (docs/tuning.md, "Without a tuning file"): published orders of
 // magnitude for their latency, bandwidth and per-message cost, not measurements of any one machine.

@@ -12,6 +12,7 @@ const char* because_text(Because because) noexcept {
     case Because::nothing_moves: return "auto: nothing moves";
     case Because::tuning_file: return "auto: tuning file";
     case Because::one_node_short: return "auto: one node, short";
+    case Because::one_message: return "auto: one node, one message";
     case Because::node_memory: return "auto: node memory";
     case Because::cost_model: return "auto: cost model";
   }
@@ -59,8 +60,15 @@ Decision decide(const AutoQuestion& q) {
   }
   if (keeps_native(problem, q.native_below)) {
     d.native = true;
-    d.because = Because::one_node_short;
-    if (q.rank_alternatives) d.alternatives = ranked();
+    d.because = keeps_native_one_message(problem) ? Because::one_message : Because::one_node_short;
+    if (q.rank_alternatives) {
+      // Node memory is what MPI_Bcast is kept against here: the first runner-up (what a trial measures).
+      d.alternatives = ranked();
+      if (const std::optional<Choice> shared = cheapest_node_memory(problem, q.model)) {
+        d.alternatives = others(std::move(d.alternatives), shared->algorithm);
+        d.alternatives.insert(d.alternatives.begin(), *shared);
+      }
+    }
     return d;
   }
   if (!problem.node_memory || node_counts(problem).nodes > 1) {
@@ -110,6 +118,12 @@ std::string describe(const AutoQuestion& q, const Decision& d, bool from_file) {
                     "native: one node whose ranks share memory, no tuning-file cell, below %zu bytes (%s)",
                     q.native_below.value_or(default_native_below(problem.ranks)),
                     q.native_below ? "HERALD_AUTO_NATIVE_BELOW" : "herald's default for this many ranks on a node");
+      return text + figures;
+    case Because::one_message:
+      std::snprintf(figures, sizeof figures,
+                    "native: one node of two ranks, no tuning-file cell, from %zu bytes (one message: the MPI's "
+                    "own path copies it once, node memory twice)",
+                    two_ranks_native_from);
       return text + figures;
     case Because::node_memory:
     case Because::cost_model:

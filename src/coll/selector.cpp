@@ -179,14 +179,24 @@ bool one_shared_node(const Problem& problem) noexcept {
 // tree grows with the ranks, the ring does not).
 std::size_t default_native_below(int ranks) noexcept { return ranks <= 2 ? 512 : 256; }
 
+bool keeps_native_one_message(const Problem& problem) noexcept {
+  return one_shared_node(problem) && problem.ranks == 2 && problem.bytes >= two_ranks_native_from;
+}
+
 bool keeps_native(const Problem& problem, std::optional<std::size_t> native_below) noexcept {
-  return one_shared_node(problem) && problem.bytes < native_below.value_or(default_native_below(problem.ranks));
+  return keeps_native_one_message(problem) ||
+         (one_shared_node(problem) && problem.bytes < native_below.value_or(default_native_below(problem.ranks)));
 }
 
 std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel& model,
                                         std::optional<std::size_t> native_below, LinkLoads* loads) {
   if (keeps_native(problem, native_below)) return std::nullopt;
   if (!one_shared_node(problem)) return choose_algorithm(problem, model, loads);
+  const std::optional<Choice> best = cheapest_node_memory(problem, model);
+  return best ? best : choose_algorithm(problem, model, loads);  // a table without node memory: the model
+}
+
+std::optional<Choice> cheapest_node_memory(const Problem& problem, const CostModel& model) {
   // Each node-memory algorithm at the caller's parameters, else its defaults: the ring moves slot-sized
   // pieces, and a segment below the slot only adds handshakes, which the price cannot see: auto's searched
   // segments ran node_shared 1.4-2.1x slower than its default from 64 KiB to 8 MiB at 2 ranks
@@ -198,7 +208,7 @@ std::optional<Choice> choose_unmeasured(const Problem& problem, const CostModel&
     const Choice c{&a, given.parameters, a.cost(given, model)};
     if (!best || c.seconds < best->seconds) best = c;
   }
-  return best ? best : choose_algorithm(problem, model, loads);  // a table without node memory: the model
+  return best;
 }
 
 namespace {

@@ -81,7 +81,9 @@ TEST(LinkLoad, AutoPicksANodeWiseBroadcastOnSpreadRanks) {
       const Choice c = choose_algorithm(p, smpi_cluster());
       EXPECT_DOUBLE_EQ(link_load(*c.algorithm, p), 1.0)
           << c.algorithm->name << (cyclic ? " cyclic " : " blocks ") << bytes;
-      if (cyclic) EXPECT_TRUE(c.algorithm->name.starts_with("node_")) << c.algorithm->name << " " << bytes;
+      if (cyclic) {
+        EXPECT_TRUE(c.algorithm->name.starts_with("node_")) << c.algorithm->name << " " << bytes;
+      }
     }
 }
 

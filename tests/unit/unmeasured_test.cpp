@@ -22,9 +22,11 @@ TEST(Unmeasured, OneNodeKeepsNativeBelowTheRuleThenNodeMemory) {
           const Problem p{.ranks = ranks, .root = ranks / 2, .bytes = bytes, .layout = NodeLayout::blocks(ranks, ranks),
                           .node_memory = true};
           const std::optional<Choice> c = choose_unmeasured(p, model, below);
-          EXPECT_EQ(keeps_native(p, below), bytes < below);
+          const bool one_message = ranks == 2 && bytes >= two_ranks_native_from;
+          EXPECT_EQ(keeps_native_one_message(p), one_message);
+          EXPECT_EQ(keeps_native(p, below), bytes < below || one_message);
           EXPECT_EQ(c.has_value(), !keeps_native(p, below));  // nothing exactly where auto keeps MPI_Bcast
-          if (bytes < below) {
+          if (bytes < below || one_message) {
             EXPECT_FALSE(c) << ranks << " ranks, " << bytes << " bytes";
           } else {
             ASSERT_TRUE(c) << ranks << " ranks, " << bytes << " bytes";
@@ -47,6 +49,26 @@ TEST(Unmeasured, DefaultRuleFollowsTheNodesRanks) {
       EXPECT_FALSE(keeps_native(p, 0));
       EXPECT_EQ(choose_unmeasured(p, models[0], std::nullopt).has_value(), !keeps_native(p, std::nullopt));
     }
+}
+
+// Two ranks on one node: one message, MPI_Bcast's from two_ranks_native_from whatever the short-call rule;
+// three ranks or more, or two across nodes, keep node memory or the model there.
+TEST(Unmeasured, TwoRanksOnOneNodeKeepNativeForLongCalls) {
+  for (std::size_t bytes : {two_ranks_native_from - 1, two_ranks_native_from, std::size_t{1} << 24}) {
+    const bool long_call = bytes >= two_ranks_native_from;
+    const Problem two{.ranks = 2, .root = 1, .bytes = bytes, .layout = NodeLayout::blocks(2, 2), .node_memory = true};
+    for (std::optional<std::size_t> below : {std::optional<std::size_t>{}, std::optional<std::size_t>{0}}) {
+      EXPECT_EQ(keeps_native(two, below), long_call) << bytes;
+      EXPECT_EQ(choose_unmeasured(two, models[0], below).has_value(), !long_call) << bytes;
+    }
+    const Problem three{.ranks = 3, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(3, 3), .node_memory = true};
+    const Problem apart{.ranks = 2, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(2, 1), .node_memory = true};
+    const Problem no_memory{.ranks = 2, .root = 0, .bytes = bytes, .layout = NodeLayout::blocks(2, 2)};
+    for (const Problem& p : {three, apart, no_memory}) {
+      EXPECT_FALSE(keeps_native_one_message(p)) << p.ranks << " ranks, " << bytes;
+      EXPECT_FALSE(keeps_native(p, std::nullopt)) << p.ranks << " ranks, " << bytes;
+    }
+  }
 }
 
 // A segment the caller gives is kept.
