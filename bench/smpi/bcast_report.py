@@ -36,6 +36,8 @@ from cli_args import parse_args  # noqa: E402
 
 SMPI_DEFAULT = "smpi:default"
 TUNED = "auto, tuned"  # auto reading the tuning file herald-tune wrote on the platform (--models tuned)
+UNTUNED = "auto, no model"  # auto with no tuning file and no HERALD_ variable, as first used (--models none)
+USERS = {"herald_tuned": TUNED, "herald_none": UNTUNED}  # auto the ways users run it: run label -> row name
 FIELDS = ["topology", "bandwidth_gbps", "hosts", "bytes", "algorithm", "time_us", "lower_bound_us",
           "ratio_to_bound", "pipelined_optimum_us", "ratio_to_optimum", "ratio_to_best_smpi",
           "ratio_to_smpi_default", "auto_pick"]
@@ -109,11 +111,11 @@ def gather(runs):
                 if run["run"] == "herald":
                     # The herald run's native is SMPI's MPI_Bcast as configured by default.
                     name = SMPI_DEFAULT if row["algorithm"] == "native" else row["algorithm"]
-                elif run["run"] == "herald_tuned":
-                    # auto with herald-tune's file: its row only (its native is the herald run's again).
+                elif run["run"] in USERS:
+                    # auto as a user runs it: its row only (its native is the herald run's again).
                     if row["algorithm"] != "auto":
                         continue
-                    name = TUNED
+                    name = USERS[run["run"]]
                 else:
                     if row["algorithm"] != "native":
                         continue
@@ -155,7 +157,7 @@ def analyse(settings, latency_s):
             best_smpi_name, best_smpi = best(entries, lambda n: is_smpi(n) and n != SMPI_DEFAULT)
             default = entries.get(SMPI_DEFAULT, (None, None))[0]
             auto, pick = entries.get("auto", (None, ""))
-            tuned, tuned_pick = entries.get(TUNED, (None, ""))
+            users = {name: entries.get(name, (None, "")) for name in USERS.values()}
             for name, (time, resolved) in sorted(entries.items(), key=lambda e: (is_smpi(e[0]), e[0])):
                 rows.append({
                     "topology": topology,
@@ -170,13 +172,13 @@ def analyse(settings, latency_s):
                     "ratio_to_optimum": fmt(ratio(time, optimum), "{:.4f}"),
                     "ratio_to_best_smpi": fmt(ratio(time, best_smpi), "{:.4f}"),
                     "ratio_to_smpi_default": fmt(ratio(time, default), "{:.4f}"),
-                    "auto_pick": resolved if name in ("auto", TUNED) else "",
+                    "auto_pick": resolved if name == "auto" or name in USERS.values() else "",
                 })
             # auto resolves to one of herald's algorithms: the best herald algorithm is chosen without it.
-            best_herald_name, best_herald = best(entries, lambda n: not is_smpi(n) and n not in ("auto", TUNED))
+            best_herald_name, best_herald = best(entries, lambda n: not is_smpi(n) and n != "auto" and n not in USERS.values())
             summaries[(topology, bandwidth, hosts)].append({
                 "bytes": size, "bound": bound, "optimum": optimum, "auto": auto, "pick": pick,
-                "tuned": tuned, "tuned_pick": tuned_pick,
+                "users": users,
                 "best_herald": best_herald, "best_herald_name": best_herald_name,
                 "best_smpi": best_smpi, "best_smpi_name": best_smpi_name, "default": default,
             })
@@ -210,16 +212,17 @@ def write_markdown(path, summaries, runs, preamble):
         "built-in; \"auto / best\" is what `auto`'s choice costs over the best herald algorithm (1: it chose the best);",
         "\"auto / optimum\" is auto's time over the pipelined optimum. Where herald-tune ran on the platform",
         "(--models tuned), \"auto, tuned\" is `auto` reading the file it wrote, a user's path, beside the",
-        "hand-given model's `auto`.",
+        "hand-given model's `auto`; \"auto, no model\" (--models none) is `auto` with neither, as first used.",
         "",
     ]
-    any_tuned = any(e["tuned"] is not None for entries in summaries.values() for e in entries)
+    shown = [name for name in USERS.values()
+             if any(e["users"][name][0] is not None for entries in summaries.values() for e in entries)]
     for (topology, bandwidth, hosts), entries in summaries.items():
-        tuned_head = " auto, tuned (pick) | tuned / optimum |" if any_tuned else ""
+        users_head = "".join(f" {name} (pick) | {name.removeprefix('auto, ')} / optimum |" for name in shown)
         lines += [f"## {topology}, {bandwidth}, {hosts} hosts", "",
                   "| size | bound | optimum | herald auto (pick) | best herald | best SMPI built-in | SMPI default "
-                  "| herald / SMPI | auto / best | auto / optimum |" + tuned_head,
-                  "|---:|---:|---:|---|---|---|---:|---:|---:|---:|" + ("---|---:|" if any_tuned else "")]
+                  "| herald / SMPI | auto / best | auto / optimum |" + users_head,
+                  "|---:|---:|---:|---|---|---|---:|---:|---:|---:|" + "---|---:|" * len(shown)]
         for e in entries:
             cells = [
                 human_bytes(e["bytes"]), f"{e['bound']:.2f}", f"{e['optimum']:.2f}", named(e["auto"], e["pick"]),
@@ -228,8 +231,9 @@ def write_markdown(path, summaries, runs, preamble):
                 fmt(ratio(e["best_herald"], e["best_smpi"])), fmt(ratio(e["auto"], e["best_herald"])),
                 fmt(ratio(e["auto"], e["optimum"])),
             ]
-            if any_tuned:
-                cells += [named(e["tuned"], e["tuned_pick"]), fmt(ratio(e["tuned"], e["optimum"]))]
+            for name in shown:
+                time, pick = e["users"][name]
+                cells += [named(time, pick), fmt(ratio(time, e["optimum"]))]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     # Where auto's pick is not herald's fastest: each row is explained in the docs or mended.

@@ -6,7 +6,7 @@
 #
 #   bench/smpi/run-bcast.sh [--hosts 16,64,256,1024] [--sizes 1,1K,64K,1M,16M,64M,256M]
 #       [--topologies flat,fattree] [--bandwidths 10Gbps,100Gbps] [--latency 1us] [--overhead 4e-8]
-#       [--poll 1e-7] [--algorithms all] [--smpi-algorithms LIST|none] [--models hand[,tuned]] [--reps 1]
+#       [--poll 1e-7] [--algorithms all] [--smpi-algorithms LIST|none] [--models hand[,tuned][,none]] [--reps 1]
 #       [--iterations 3] [--shared-buffer auto|yes|no] [--timeout 1800] [--out DIR] [--build DIR]
 #       [-- bench options]
 #
@@ -22,7 +22,8 @@
 # fair-sharing network, alpha two latencies, the overhead and eager size above); `tuned` is a user's path:
 # herald-tune runs once per platform, on the platform, and writes a tuning file (runs/<setting>-tuning.json,
 # its output beside it), then a run of `auto` alone reads it (HERALD_TUNING_FILE, no other HERALD_ variable);
-# the report shows its row as "auto, tuned".
+# the report shows its row as "auto, tuned". `none` is the drop-in's first run: `auto` alone with no tuning
+# file and no HERALD_ variable, so it prices with herald's built-in default model; its row is "auto, no model".
 #
 # Runs, per platform and size, each in its own smpirun (--timeout seconds at most; one that takes longer
 # is stopped and reported, and the larger sizes of the same run are skipped): herald's (every --algorithms entry, `auto`, and `native`, which is
@@ -138,7 +139,9 @@ done
 [[ $shared =~ ^(auto|yes|no)$ ]] || die "--shared-buffer takes auto, yes or no, not '$shared'"
 [[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || die "--timeout takes whole seconds, not '$timeout'"
 [[ $reps =~ ^[0-9]+$ && $iterations =~ ^[0-9]+$ ]] || die "--reps and --iterations take counts"
-[[ $models =~ ^(hand|tuned|hand,tuned|tuned,hand)$ ]] || die "--models takes hand, tuned or both, not '$models'"
+for model in ${models//,/ }; do
+  [[ $model =~ ^(hand|tuned|none)$ ]] || die "--models takes a list of hand, tuned and none, not '$models'"
+done
 
 smpi_require
 smpi_build "$repo" "$build" herald-bcast-bench herald-tune
@@ -279,6 +282,7 @@ for topology in "${topology_list[@]}"; do
         labels=()
         if [[ $models == *hand* ]]; then labels+=(herald); fi
         if [[ $models == *tuned* && -s $tuning ]]; then labels+=(herald_tuned); fi
+        if [[ $models == *none* ]]; then labels+=(herald_none); fi
         for algorithm in "${smpi_list[@]}"; do labels+=("smpi_$algorithm"); done
         for label in "${labels[@]}"; do
           if [[ -n ${timed_out[$label]:-} ]]; then
@@ -295,6 +299,8 @@ for topology in "${topology_list[@]}"; do
             run_env=(HERALD_TUNING_FILE="$tuning")
             run herald_tuned "$bytes" -- --algorithms auto
             run_env=()
+          elif [[ $label == herald_none ]]; then
+            run herald_none "$bytes" -- --algorithms auto
           else
             run "$label" "$bytes" --cfg=smpi/bcast:"${label#smpi_}" -- --algorithms native
           fi
