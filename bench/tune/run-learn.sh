@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # HERALD_AUTO_LEARN under a plain MPI program: bench/tune/learn_loop.c (every iteration 3 ints, then a payload,
-# from rank 0; the slowest rank's time for the loop) run plainly (native: the installed MPI_Bcast), under the
-# drop-in with auto as it comes (no tuning file), and under the drop-in with HERALD_AUTO_LEARN=1, interleaved:
-# --runs rounds of the three in turn, per rank count. Prints each run's time, then per rank count the median of
-# each and its ratio to native, and whether the min-max ranges overlap.
+# from rank 0; the slowest rank's time for the loop, and for the iterations after the first 200) run plainly
+# (native: the installed MPI_Bcast), under the drop-in with auto as it comes (no tuning file), under the
+# drop-in with HERALD_AUTO_LEARN=1, and under the drop-in with each --algorithms entry forced
+# (HERALD_ALGORITHM), interleaved: --runs rounds of them all in turn, per rank count. Prints each run's
+# times, then per rank count and mode the medians, their ratios to native's and whether the min-max ranges
+# overlap, and learn's median after 200 calls against the fastest of native and the forced algorithms there.
 #
-#   bench/tune/run-learn.sh [--ranks "2 3"] [--runs 5] [--iterations 2000] [--payload 262144] [--build DIR]
-#       [--out DIR]
+#   bench/tune/run-learn.sh [--ranks "2 3"] [--runs 5] [--iterations 2000] [--payload 262144]
+#       [--algorithms "node_shared binomial"] [--build DIR] [--out DIR]
 #
 # Writes <out>/learn_<mpi>.txt (default out: bench/tune/results).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ranks="2 3" runs=5 iterations=2000 payload=262144 build=$repo/build out=$repo/bench/tune/results
+ranks="2 3" runs=5 iterations=2000 payload=262144 algorithms="node_shared binomial" build=$repo/build
+out=$repo/bench/tune/results
 die() { echo "run-learn.sh: $*" >&2; exit 2; }
 source "$repo/bench/options.sh"
-parse_options "ranks runs iterations payload build out" "$@"
+parse_options "ranks runs iterations payload algorithms build out" "$@"
 
 cmake --build "$build" --target herald_pmpi -j2 >/dev/null
 source "$repo/bench/local-mpi.sh"
@@ -28,21 +31,23 @@ mkdir -p "$out"
 report=$out/learn_$mpi.txt
 {
   echo "# bench/tune/run-learn.sh --ranks \"$ranks\" --runs $runs --iterations $iterations --payload $payload" \
+    "--algorithms \"$algorithms\"" \
     "(commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1);" \
     "$(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
-  echo "ranks,run,mode,seconds"
+  echo "ranks,run,mode,seconds,after_200_seconds"
   for p in $ranks; do
     launch_flags "$p"
     for ((run = 1; run <= runs; ++run)); do
-      for mode in native auto learn; do
+      for mode in native auto learn $algorithms; do
         case $mode in
           native) env=() ;;
           auto) env=(LD_PRELOAD="$pmpi") ;;
           learn) env=(LD_PRELOAD="$pmpi" HERALD_AUTO_LEARN=1) ;;
+          *) env=(LD_PRELOAD="$pmpi" HERALD_ALGORITHM="$mode") ;;
         esac
         seconds=$(env "${env[@]}" timeout 600 "$mpiexec" "${flags[@]}" \
           "$work/learn_loop" "$iterations" "$payload" 2>/dev/null | tail -1)
-        echo "$p,$run,$mode,$seconds"
+        echo "$p,$run,$mode,${seconds/ /,}"
       done
     done
   done
@@ -50,13 +55,26 @@ report=$out/learn_$mpi.txt
 python3 - "$report.csv.tmp" <<'PY' | tee -a "$report.csv.tmp"
 import csv, statistics, sys
 rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
-print("# per rank count: median seconds (min-max), ratio of medians to native, ranges overlapping native's?")
+modes = list(dict.fromkeys(r["mode"] for r in rows))
+print("# per rank count and mode: median seconds (min-max) for the whole loop and after each size's first 200")
+print("# calls; ratios of medians to native's, whether the min-max ranges overlap native's; then learn after 200")
+print("# calls against the fastest of native and the forced algorithms there")
 for p in sorted({r["ranks"] for r in rows}):
-    by = {m: sorted(float(r["seconds"]) for r in rows if r["ranks"] == p and r["mode"] == m) for m in ("native", "auto", "learn")}
-    n = by["native"]
-    for m, t in by.items():
-        overlap = not (t[-1] < n[0] or t[0] > n[-1])
-        print(f"# {p} ranks {m}: {statistics.median(t):.4f} ({t[0]:.4f}-{t[-1]:.4f}), {statistics.median(t) / statistics.median(n):.3f}x native"
-              + ("" if m == "native" else f", ranges {'overlap' if overlap else 'apart'}"))
+    median = {}
+    for column in ("seconds", "after_200_seconds"):
+        by = {m: sorted(float(r[column]) for r in rows if r["ranks"] == p and r["mode"] == m and r[column]) for m in modes}
+        n = by["native"]
+        for m, t in by.items():
+            if not t:
+                continue
+            median[(m, column)] = statistics.median(t)
+            overlap = not (t[-1] < n[0] or t[0] > n[-1])
+            print(f"# {p} ranks {m}, {'whole loop' if column == 'seconds' else 'after 200'}: {statistics.median(t):.4f} ({t[0]:.4f}-{t[-1]:.4f}),"
+                  f" {statistics.median(t) / statistics.median(n):.3f}x native" + ("" if m == "native" else f", ranges {'overlap' if overlap else 'apart'}"))
+    fastest = min((m for m in modes if m not in ("auto", "learn") and (m, "after_200_seconds") in median),
+                  key=lambda m: median[(m, "after_200_seconds")])
+    if ("learn", "after_200_seconds") in median:
+        print(f"# {p} ranks: learn after 200 calls {median[('learn', 'after_200_seconds')] / median[(fastest, 'after_200_seconds')]:.3f}x"
+              f" the fastest there ({fastest})")
 PY
 mv "$report.csv.tmp" "$report"
