@@ -11,20 +11,32 @@ namespace herald {
 
 int size_class(std::size_t bytes) noexcept { return static_cast<int>(std::bit_width(bytes)); }
 
-Learner::Learner(int candidates, int rounds, int lag)
-    : candidates_(candidates), rounds_(rounds), lag_(lag), times_(static_cast<std::size_t>(std::max(candidates, 0))) {
-  if (candidates < 1 || rounds < 1 || lag < 1)
-    throw Error(Errc::invalid_argument, "a trial needs a candidate and a round: " + std::to_string(candidates) +
-                                            " candidates, " + std::to_string(rounds) + " rounds");
+Learner::Learner(int candidates, TrialShape shape)
+    : candidates_(candidates), shape_(shape), times_(static_cast<std::size_t>(std::max(candidates, 0))) {
+  if (candidates < 1 || shape.warmup < 0 || shape.rounds < 1 || shape.lag < 1 || shape.block < 1 ||
+      shape.rounds % shape.block != 0)
+    throw Error(Errc::invalid_argument, "a trial needs a candidate and whole blocks of calls: " +
+                                            std::to_string(candidates) + " candidates, warm-up " +
+                                            std::to_string(shape.warmup) + ", " + std::to_string(shape.rounds) +
+                                            " rounds, blocks of " + std::to_string(shape.block) + ", lag " +
+                                            std::to_string(shape.lag));
   if (candidates == 1) phase_ = Phase::learned;  // nothing to choose
 }
 
 int Learner::next() noexcept {
   switch (phase_) {
-    case Phase::trial:
-      if (calls_ == candidates_ * rounds_) return 0;  // figures() is due first
-      last_ = calls_++ % candidates_;
+    case Phase::trial: {
+      if (calls_ == calls_in_trial()) return 0;  // figures() is due first
+      const int k = calls_++ - shape_.warmup;
+      if (k < 0) {
+        last_ = 0;
+        timed_ = false;
+        return 0;
+      }
+      last_ = (k / shape_.block) % candidates_;
+      timed_ = shape_.block == 1 || k % shape_.block != 0;
       return last_;
+    }
     case Phase::agreeing:
       ++since_;
       return 0;
@@ -35,7 +47,7 @@ int Learner::next() noexcept {
 }
 
 void Learner::record(double seconds) {
-  if (phase_ == Phase::trial) times_[static_cast<std::size_t>(last_)].push_back(seconds);
+  if (phase_ == Phase::trial && timed_) times_[static_cast<std::size_t>(last_)].push_back(seconds);
 }
 
 std::vector<double> Learner::figures() {

@@ -3,6 +3,8 @@
 // byte arrives, and on every call every rank ran the same thing (the trace's record of each call, by
 // communicator and call number, names one algorithm on every rank). The trials ran: some calls ran a
 // candidate other than auto's own pick.
+#include "../../src/coll/learning.hpp"
+
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
 #include <herald/tracing.hpp>
@@ -61,15 +63,20 @@ TEST(Learning, EveryRankRunsTheSameOnEveryCallAndEveryByteArrives) {
   MPI_Barrier(MPI_COMM_WORLD);
   herald::trace::start(MPI_COMM_WORLD, dir);
 
-  // Three size classes interleaved, each past its trial (3 candidates x 8 calls) and agreement (8 more).
+  // In blocking calls of one class (one in five of run()'s calls is nonblocking, which no trial counts):
+  // the trial with its warm-up (3 candidates at most), then the agreement.
+  const herald::TrialShape shape;
+  const int trial = shape.warmup + 3 * shape.rounds, agreed = trial + 1 + shape.lag;
+  auto calls_for = [](int blocking) { return blocking * 5 / 4 + 1; };
+  // Three size classes interleaved, each past its trial and agreement.
   const std::vector<std::size_t> sizes{700, 40000, 300000};
-  EXPECT_TRUE(run(MPI_COMM_WORLD, sizes, 3 * 60));
-  // A communicator made and freed before its trial ends (its agreement is never asked for), and one freed
-  // while its agreement is in flight.
-  for (int calls : {10, 3 * 25}) {
+  EXPECT_TRUE(run(MPI_COMM_WORLD, sizes, 3 * calls_for(agreed + 8)));
+  // A communicator made and freed mid-trial (its agreement is never asked for), and one freed while its
+  // agreement is in flight.
+  for (int blocking : {shape.warmup + shape.rounds, trial + 1 + shape.lag / 2}) {
     MPI_Comm half = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-    EXPECT_TRUE(run(half, {5000}, calls));
+    EXPECT_TRUE(run(half, {5000}, calls_for(blocking)));
     MPI_Comm_free(&half);
   }
   EXPECT_TRUE(run(MPI_COMM_WORLD, {1, 64, 100000}, 3 * 50));

@@ -12,23 +12,24 @@
 namespace herald {
 namespace {
 
-TEST(Learner, InterleavesThenAgreesThenKeepsTheWinner) {
+TEST(Learner, TakesBlocksInTurnThenAgreesThenKeepsTheWinner) {
   for (int candidates : {2, 3}) {
     for (int lag : {1, 8}) {
-      Learner learner(candidates, 4, lag);
-      for (int call = 0; call < candidates * 4; ++call) {
+      Learner learner(candidates, {.warmup = 0, .rounds = 8, .block = 4, .lag = lag});
+      for (int call = 0; call < candidates * 8; ++call) {
         ASSERT_EQ(learner.phase(), Learner::Phase::trial);
         EXPECT_FALSE(learner.trial_done());
         const int c = learner.next();
-        EXPECT_EQ(c, call % candidates);
-        learner.record(1.0 + c + 0.01 * call);  // candidate c takes about 1 + c seconds
+        EXPECT_EQ(c, (call / 4) % candidates);
+        // Candidate c takes about 1 + c seconds; a block's first call, 100 (the switch), never counts.
+        learner.record(call % 4 == 0 ? 100.0 : 1.0 + c + 0.01 * call);
       }
       ASSERT_TRUE(learner.trial_done());
       const std::vector<double> mine = learner.figures();
       ASSERT_EQ(mine.size(), static_cast<std::size_t>(candidates));
       for (int c = 0; c < candidates; ++c) {
-        // The median of 1 + c + 0.01 * (c, c + k, c + 2k, c + 3k): the third of four.
-        EXPECT_DOUBLE_EQ(mine[static_cast<std::size_t>(c)], 1.0 + c + 0.01 * (c + 2 * candidates));
+        // Candidate c's timed calls: 4c + 1..3 and 4(c + k) + 1..3; the median of six is the fourth.
+        EXPECT_DOUBLE_EQ(mine[static_cast<std::size_t>(c)], 1.0 + c + 0.01 * (4 * (c + candidates) + 1));
       }
       EXPECT_EQ(learner.phase(), Learner::Phase::agreeing);
       for (int call = 1; call <= lag; ++call) {
@@ -45,7 +46,7 @@ TEST(Learner, InterleavesThenAgreesThenKeepsTheWinner) {
 }
 
 TEST(Learner, TiesGoToAutosOwnPickAndMissingSamplesNeverWin) {
-  Learner learner(3, 1, 1);
+  Learner learner(3, {.warmup = 0, .rounds = 1, .block = 1, .lag = 1});
   for (int call = 0; call < 3; ++call) {
     learner.next();
     if (call != 2) learner.record(1.0);  // the third candidate's call failed here
@@ -58,7 +59,7 @@ TEST(Learner, TiesGoToAutosOwnPickAndMissingSamplesNeverWin) {
 }
 
 TEST(Learner, ACallBeyondTheTrialWaitsForTheFigures) {
-  Learner learner(2, 1, 1);
+  Learner learner(2, {.warmup = 0, .rounds = 1, .block = 1, .lag = 1});
   EXPECT_EQ(learner.next(), 0);
   EXPECT_EQ(learner.next(), 1);
   // Numbered out, figures not yet asked for: the call runs auto's pick and numbers nothing.
@@ -72,8 +73,29 @@ TEST(Learner, OneCandidateHasNothingToLearnAndBadShapesAreRefused) {
   EXPECT_EQ(one.phase(), Learner::Phase::learned);
   EXPECT_EQ(one.next(), 0);
   EXPECT_THROW(Learner(0), Error);
-  EXPECT_THROW(Learner(2, 0), Error);
-  EXPECT_THROW(Learner(2, 1, 0), Error);
+  EXPECT_THROW(Learner(2, {.rounds = 0}), Error);
+  EXPECT_THROW(Learner(2, {.lag = 0}), Error);
+  EXPECT_THROW(Learner(2, {.block = 0}), Error);
+  EXPECT_THROW(Learner(2, {.warmup = -1}), Error);
+  EXPECT_THROW(Learner(2, {.rounds = 8, .block = 3}), Error);  // not whole blocks: unequal shares
+}
+
+// The warm-up's calls run auto's pick and count for no candidate; the trial starts after them.
+TEST(Learner, WarmsUpBeforeTheTrial) {
+  Learner learner(2, {.warmup = 5, .rounds = 2, .block = 2, .lag = 1});
+  for (int call = 0; call < 5; ++call) {
+    EXPECT_EQ(learner.next(), 0);
+    learner.record(1000.0);  // never counted
+  }
+  for (int call = 0; call < 4; ++call) {
+    EXPECT_FALSE(learner.trial_done());
+    EXPECT_EQ(learner.next(), call / 2);
+    learner.record(call % 2 == 0 ? 1000.0 : 1.0 + call);  // each block's first call is not timed
+  }
+  ASSERT_TRUE(learner.trial_done());
+  const std::vector<double> mine = learner.figures();
+  EXPECT_DOUBLE_EQ(mine[0], 2.0);
+  EXPECT_DOUBLE_EQ(mine[1], 4.0);
 }
 
 TEST(Learner, SizeClassesAreBitWidths) {

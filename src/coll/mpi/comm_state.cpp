@@ -195,7 +195,19 @@ int CommState::learn(std::size_t bytes, bool blocking, std::span<const Candidate
   cell.seconds = trial.slowest.at(static_cast<std::size_t>(winner));
   for (std::size_t c = 0; c < trial.described.size(); ++c)
     if (trial.described[c].algorithm == "native") cell.native_seconds = trial.slowest[c];
-  Context::get().tuning().learned(cell);
+  Context& context = Context::get();
+  context.tuning().learned(cell);
+  if (rank_ == 0 && context.settings().verbose()) {
+    // What the trial measured, beside what auto decided: the slowest rank's median per candidate.
+    std::string line = "herald learned: " + std::to_string(size_) + " ranks, " + std::to_string(bytes) + " bytes:";
+    for (std::size_t c = 0; c < trial.described.size(); ++c) {
+      char figure[96];
+      std::snprintf(figure, sizeof figure, "%s %s %.2f us", c == 0 ? "" : ",", trial.described[c].algorithm.c_str(),
+                    trial.slowest[c] * 1e6);
+      line += figure;
+    }
+    std::fprintf(stderr, "%s; keeps %s\n", line.c_str(), cell.algorithm.c_str());
+  }
   return winner;
 }
 
