@@ -130,7 +130,7 @@ class CallTrace {
 };
 
 class ScheduleRun final : public Request::State, private mpi::Forwarder {
-  static constexpr int spins_before_yield = 100;
+  static constexpr int spins_before_yield = mpi::Forwarders::spins_before_yield;
 
  public:
   // With `refused`, this rank plays its part without data: see stand_in().

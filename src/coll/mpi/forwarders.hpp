@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 namespace herald::mpi {
@@ -19,6 +20,7 @@ class Forwarder {
 
 class Forwarders {
  public:
+  static constexpr int spins_before_yield = 100;
   void enroll(Forwarder* forwarder) { list_.push_back(forwarder); }
   void withdraw(Forwarder* forwarder) { std::erase(list_, forwarder); }
   bool others_in_flight(const Forwarder* self) const {
@@ -36,7 +38,11 @@ class Forwarders {
   // receive is posted, and the peer may wait for that send before it joins the call.
   void finish_forwarding() {
     for (Forwarder* f : list_) f->post_receives();
-    while (forwarding()) forward_all();
+    // A long wait lets other processes run: with more ranks than cores the peer may be waiting for a core.
+    for (int polls = 0; forwarding(); ++polls) {
+      forward_all();
+      if (polls >= spins_before_yield) std::this_thread::yield();
+    }
   }
 
  private:
