@@ -6,7 +6,7 @@
 #       [--bandwidth 10Gbps,100Gbps] [--sizes 16K,1M,16M] [--large 16M] [--large-ranks 64] [--latency 1us]
 #       [--node-bandwidth 800Gbps]
 #       [--node-latency 0.2us] [--fat-trees "64x1:16,4 16x8:4,1"] [--fat-tree-bandwidth 10Gbps]
-#       [--out DIR] [--build DIR] [--sim PATH] [--timeout 1800]
+#       [--poll 1e-7] [--out DIR] [--build DIR] [--sim PATH] [--timeout 1800]
 #
 # Rows: --hosts hosts of one rank each (a flat cluster), and each --nodes x --ranks-per-node pair that
 # bench/smpi/run-hierarchical.sh runs (8 x 4 and 16 x 8 by default: pairs, not every combination), each
@@ -16,7 +16,9 @@
 # nodes in blocks, at --fat-tree-bandwidth ("none" skips them). SMPI's side is bench/smpi/run-hierarchical.sh (its platform: a node's ranks
 # share its full-duplex link into a non-blocking switch and talk over its loopback within it; its SMPI
 # settings), into <out>/flat-* and <out>/nodes-*; herald-sim's is agree.py over their manifests, into <out>
-# (agree.csv, agree.md). Default <out>: bench/sim/results/agree. Exits 1 when an SMPI run failed.
+# (agree.csv, agree.md). Default <out>: bench/sim/results/agree. --poll is what SMPI charges a rank for an
+# MPI_Test (run-hierarchical.sh --poll); herald-sim charges nothing for one (docs/benchmarks.md says what
+# that does to the rows). Exits 1 when an SMPI run failed.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -27,9 +29,9 @@ die() { echo "$script: $*" >&2; exit 2; }
 hosts=16,64 nodes=8,16 ranks_per_node=4,8 placement=blocks,cyclic bandwidth=10Gbps,100Gbps sizes=16K,1M,16M
 latency=1us node_bandwidth=800Gbps node_latency=0.2us out=$repo/bench/sim/results/agree build=$repo/build-smpi
 fat_trees="64x1:16,4 16x8:4,1" fat_tree_bandwidth=10Gbps large=16M large_ranks=64
-sim=$repo/build/apps/herald-sim/herald-sim timeout=1800
+sim=$repo/build/apps/herald-sim/herald-sim timeout=1800 poll=1e-7
 source "$repo/bench/options.sh"
-parse_options "hosts nodes ranks-per-node placement bandwidth sizes large large-ranks latency node-bandwidth node-latency fat-trees fat-tree-bandwidth out build sim timeout" "$@"
+parse_options "hosts nodes ranks-per-node placement bandwidth sizes large large-ranks latency node-bandwidth node-latency fat-trees fat-tree-bandwidth poll out build sim timeout" "$@"
 # sizes_for RANKS: --sizes without the --large ones above --large-ranks ranks.
 sizes_for() {
   local kept=() size
@@ -53,7 +55,7 @@ algorithms=linear,binomial,balanced_binomial,binary,split_binary,chain,knomial,s
 algorithms+=,scatter_rdb,two_tree,circulant,hierarchical,node_pipeline,node_shared
 mkdir -p "$out"
 common=(--latency "$latency" --node-bandwidth "$node_bandwidth"
-  --node-latency "$node_latency" --algorithms "$algorithms" --timeout "$timeout" --build "$build")
+  --node-latency "$node_latency" --algorithms "$algorithms" --poll "$poll" --timeout "$timeout" --build "$build")
 failed=0
 manifests=()
 for h in ${hosts//,/ }; do

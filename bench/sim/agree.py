@@ -29,6 +29,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import bcast_report as units  # noqa: E402
 
 
+def smpi_poll(csv_path):
+    """What SMPI charged for an MPI_Test in that run (its log beside the CSV records the setting), or "?"."""
+    log = os.path.splitext(csv_path)[0] + ".log"
+    if os.path.exists(log):
+        with open(log, errors="replace") as f:
+            for line in f:
+                if "Set 'smpi/test' to '" in line:
+                    return line.split("Set 'smpi/test' to '", 1)[1].split("'", 1)[0]
+    return "?"
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -75,6 +86,7 @@ def main():
             path = run["csv"]
         with open(path) as f:
             measured = [r for r in csv.DictReader(f) if r["algorithm"] not in ("native", "herald_native")]
+        poll = smpi_poll(path)
         for m in measured:
             cmd = [a.sim, "--json", "--network", "fair", "--algorithm", m["resolved"], "--ranks", m["ranks"],
                    "--root", m["root"], "--bytes", m["bytes"], "--alpha", repr(alpha), "--beta", repr(beta),
@@ -99,7 +111,7 @@ def main():
                          "placement": run["placement"] if per_node > 1 else "-", "bytes": int(m["bytes"]),
                          "algorithm": m["algorithm"], "resolved": m["resolved"], "segment": m.get("segment", "0"),
                          "leaders": m.get("leaders", ""), "smpi_us": smpi_us, "sim_us": sim["predicted_us"],
-                         "sim_over_smpi": sim["predicted_us"] / smpi_us})
+                         "sim_over_smpi": sim["predicted_us"] / smpi_us, "smpi_poll_s": poll})
     if not rows:
         sys.exit(f"agree.py: no finished runs in {', '.join(a.manifest)}")
     with open(os.path.join(a.out, "agree.csv"), "w", newline="") as f:
@@ -107,10 +119,12 @@ def main():
         w.writeheader()
         w.writerows(rows)
     outside = [r for r in rows if abs(r["sim_over_smpi"] - 1) > a.tolerance]
+    polls = sorted({r["smpi_poll_s"] for r in rows})
     ratios = sorted(r["sim_over_smpi"] for r in rows)
     lines = [f"herald-sim against SMPI: links shared fairly, alpha {alpha:g} s (two {a.latency} links), beta one "
              f"over the bandwidth, node {a.node_latency} and {a.node_bandwidth}, overhead {a.overhead} s, eager "
-             f"below {a.eager} bytes; every algorithm SMPI ran, at the parameters it ran with.", "",
+             f"below {a.eager} bytes; every algorithm SMPI ran, at the parameters it ran with. SMPI charged "
+             f"{' or '.join(polls)} s per MPI_Test (herald-sim: nothing).", "",
              f"{len(rows)} rows, herald-sim / SMPI from {ratios[0]:.3f} to {ratios[-1]:.3f} (median "
              f"{ratios[len(ratios) // 2]:.3f}); {len(outside)} outside {a.tolerance:.0%}.", "",
              "| network | bandwidth | nodes x ranks | placement | size | algorithm (ran) | segment | SMPI us | "

@@ -13,7 +13,7 @@
 #       [--node-bandwidth 800Gbps] [--node-latency 0.2us]
 #       [--algorithms node_pipeline,node_shared,hierarchical,binomial,knomial,two_tree,scatter_rdb,chain]
 #       [--smpi-algorithms none] [--shared-buffer no] [--models hand[,tuned]] [--fat-tree none|L,U]
-#       [--timeout 1800] [--out DIR] [--build DIR]
+#       [--poll 1e-7] [--timeout 1800] [--out DIR] [--build DIR]
 #
 # The network is bench/smpi/common.sh's flat cluster (each node on its own full-duplex link into a
 # non-blocking switch), or with --fat-tree L,U a two-level fat tree (SimGrid's FAT_TREE cluster
@@ -25,7 +25,8 @@
 # buffer (SMPI_SHARED_MALLOC): the memory of thousands of ranks, but no delivery is checked. --models
 # tuned adds a user's path: herald-tune runs once per setting on the platform (runs/<setting>-tuning.json),
 # then auto alone with that file and no other HERALD_ variable, a run per size (the "auto, tuned" column);
-# hand (the default) is the model given as above. Writes into
+# hand (the default) is the model given as above. --poll is the simulated time an MPI_Test or MPI_Iprobe
+# costs its caller (bench/smpi/common.sh's smpi_settings). Writes into
 # <out> (default bench/smpi/results): hierarchical.md (one row per setting and size: auto's time and pick,
 # the best herald algorithm, the best SMPI built-in, the node-link bound, every node but the root's taking
 # the message through its one link, latency + n / bandwidth, and auto's ratios to the three),
@@ -44,10 +45,11 @@ nodes=8,16 ranks_per_node=4,8 sizes=1K,64K,1M,16M bandwidth=10Gbps latency=1us
 node_bandwidth=800Gbps node_latency=0.2us
 algorithms=node_pipeline,node_shared,hierarchical,binomial,knomial,two_tree,scatter_rdb,chain
 placement=blocks smpi_algorithms=none shared_buffer=no timeout=1800 out=$repo/bench/smpi/results models=hand
+poll=1e-7
 fat_tree=none
 build=$repo/build-smpi
 source "$repo/bench/options.sh"
-parse_options "nodes ranks-per-node sizes placement bandwidth latency node-bandwidth node-latency algorithms smpi-algorithms shared-buffer models fat-tree timeout out build" "$@"
+parse_options "nodes ranks-per-node sizes placement bandwidth latency node-bandwidth node-latency algorithms smpi-algorithms shared-buffer models fat-tree poll timeout out build" "$@"
 if [[ $fat_tree != none ]]; then
   [[ $fat_tree =~ ^[1-9][0-9]*,[1-9][0-9]*$ ]] || die "--fat-tree takes none or L,U (two positive counts), not '$fat_tree'"
   leaf=${fat_tree%,*} uplinks=${fat_tree#*,}
@@ -55,6 +57,7 @@ if [[ $fat_tree != none ]]; then
     ((n % leaf == 0)) || die "--fat-tree $fat_tree: $n nodes do not fill leaves of $leaf"
   done
 fi
+[[ $poll =~ ^[0-9.]+(e-?[0-9]+)?$ ]] || die "--poll takes seconds (1e-7), not '$poll'"
 [[ $models =~ ^(hand|tuned|hand,tuned|tuned,hand)$ ]] || die "--models takes hand, tuned or both, not '$models'"
 for pl in ${placement//,/ }; do
   [[ $pl == blocks || $pl == cyclic ]] || die "--placement takes blocks and cyclic, not '$pl'"
@@ -70,7 +73,7 @@ tune=$build/apps/herald-tune/herald-tune
 mkdir -p "$out/runs"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-smpi_settings 4e-8 1e-7 0
+smpi_settings 4e-8 "$poll" 0
 smpi_options+=(--cfg=smpi/wtime:0 --cfg=network/crosstraffic:0)
 units="import sys; sys.path.insert(0, '$repo/bench/smpi'); import bcast_report as r"
 node_alpha=$("$(smpi_python)" -c "$units; print(r.seconds('$node_latency'))")
