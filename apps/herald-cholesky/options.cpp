@@ -84,9 +84,9 @@ Parsed parse_options(int argc, char** argv, int processes) {
   if (tiles > 4096) return fail("--n / --tile gives " + std::to_string(tiles) + " tiles per side; at most 4096");
   if (o.strategy) {
     try {
-      (void)runtime::broadcast_strategy_from_string(*o.strategy);
+      (void)runtime::broadcast_strategy_from_string(*o.strategy, "--strategy");
     } catch (const herald::Error& e) {
-      return fail(std::string("--strategy: ") + e.what());
+      return fail(e.message());
     }
   }
   if (control.empty()) control = environment("HERALD_RUNTIME_CONTROL").value_or("head");

@@ -3,6 +3,7 @@
 // optional parts) and what is wrong with the environment (docs/configuration.md, "herald-info"). --json
 // prints the same for tools. Runs without mpiexec: of MPI it asks only the library's version, which MPI
 // answers before MPI_Init.
+#include <herald/algorithms.hpp>
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
 #include <herald/settings.hpp>
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -38,13 +40,6 @@ struct ModelOrigin {
   std::string from;                // the file or the preset
   herald::CostModel model{};
 };
-
-// An error's message without its code's name, as a line of the problems.
-std::string message_of(const herald::Error& e) {
-  const std::string_view what = e.what(), code = herald::to_string(e.code());
-  return std::string(what.starts_with(code) && what.substr(code.size()).starts_with(": ") ? what.substr(code.size() + 2)
-                                                                                         : what);
-}
 
 // A file measured with another MPI library is refused by every job here (or, with HERALD_TUNING_FALLBACK=1,
 // set aside): herald-info says so and goes on as the job would without it. `library` is the first line of
@@ -73,20 +68,60 @@ ModelOrigin model_origin(const std::string& library, std::vector<std::string>& p
           return origin;
         }
       } catch (const herald::Error& e) {
-        problems.push_back(message_of(e));
+        problems.push_back(e.message());
       }
     }
   }
-  if (const auto name = herald::setting_value("HERALD_PRESET").text) {
-    try {
-      origin.model = herald::cost_preset(*name).model;
-      origin.source = "preset";
-      origin.from = *name;
-    } catch (const herald::Error& e) {
-      problems.push_back(message_of(e));
-    }
+  // A preset that is not one of the choices is among the environment's problems already.
+  if (const auto name = herald::setting_value("HERALD_PRESET").text;
+      name && !herald::value_problem(*herald::find_setting("HERALD_PRESET"), *name)) {
+    origin.model = herald::cost_preset(*name).model;
+    origin.source = "preset";
+    origin.from = *name;
   }
   return origin;
+}
+
+// What a job would refuse at its first call beyond what the registry checks (environment_problems): an
+// algorithm name not in coll's table, a trace directory that cannot be written, a tuning file to write
+// where no file can be made. The tuning file to read is model_origin's.
+void add_layer_problems(std::vector<std::string>& problems) {
+  // setting_value, not herald::environment(): that would also warn on stderr, as a job does.
+  auto value = [](const char* name) { return herald::setting_value(name).text; };
+  if (const auto algorithm = value("HERALD_ALGORITHM")) {
+    try {
+      herald::check_algorithm_choice(*algorithm, "HERALD_ALGORITHM");
+    } catch (const herald::Error& e) {
+      problems.push_back(e.message());
+    }
+  }
+  // Whether something can be made in `folder`: made and removed again (permission bits alone do not tell,
+  // for root nor on /proc).
+  auto can_make_in = [](const std::filesystem::path& folder) {
+    std::string probe = (folder / ".herald-info-XXXXXX").string();
+    if (::mkdtemp(probe.data()) == nullptr) return false;
+    ::rmdir(probe.c_str());
+    return true;
+  };
+  // A directory or file is writable where it is, or can be made below the nearest folder that exists.
+  auto writable = [&](const std::filesystem::path& path, bool directory) -> std::optional<std::string> {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      if (directory != std::filesystem::is_directory(path, ec))
+        return directory ? "is not a directory" : "is a directory";
+      const bool ok = directory ? can_make_in(path) : ::access(path.c_str(), W_OK) == 0;
+      return ok ? std::nullopt : std::optional<std::string>("cannot be written");
+    }
+    std::filesystem::path parent = std::filesystem::absolute(path, ec).parent_path();
+    while (!parent.empty() && !std::filesystem::exists(parent, ec) && parent != parent.root_path())
+      parent = parent.parent_path();
+    if (!std::filesystem::is_directory(parent, ec) || !can_make_in(parent))
+      return "cannot be made (nothing can be made in " + parent.string() + ")";
+    return std::nullopt;
+  };
+  for (const auto& [name, directory] : {std::pair{"HERALD_TRACE", true}, std::pair{"HERALD_TUNING_LEARN", false}})
+    if (const auto path = value(name))
+      if (const auto why = writable(*path, directory)) problems.push_back(std::string(name) + " '" + *path + "' " + *why);
 }
 
 std::string number(double value) {
@@ -258,6 +293,7 @@ int main(int argc, char** argv) {
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
       if (std::string_view(*entry).starts_with("HERALD_")) variables.emplace_back(*entry);
     std::vector<std::string> problems = herald::environment_problems(variables);
+    add_layer_problems(problems);
     const Build build = this_build();
     const ModelOrigin origin = model_origin(build.mpi_library, problems);
 
@@ -269,7 +305,7 @@ int main(int argc, char** argv) {
       std::cout << as_json(build, rows, problems).dump(2) << "\n";
     else
       print_text(std::cout, build, rows, problems);
-    return 0;
+    return problems.empty() ? 0 : 1;  // a script can stop on a bad environment before it launches a job
   } catch (const std::exception& e) {
     std::cerr << "herald-info: " << e.what() << "\n";
     return 1;

@@ -80,11 +80,11 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
       const std::string value(args[++i]);
       try {
         if (args[i - 1] == "-scheduler") {
-          flags.scheduler = scheduler_from_string(value);
+          flags.scheduler = scheduler_from_string(value, "-scheduler");
         } else if (args[i - 1] == "-control") {
-          flags.control = control_from_string(value);
+          flags.control = control_from_string(value, "-control");
         } else if (args[i - 1] == "-strategy") {
-          flags.strategy = broadcast_strategy_from_string(value);
+          flags.strategy = broadcast_strategy_from_string(value, "-strategy");
         } else if (args[i - 1] == "-system") {
           if (value != "herald" && value != "mpi")
             throw std::invalid_argument("-system takes herald or mpi, not '" + value + "'");
@@ -94,6 +94,8 @@ RuntimeFlags take_runtime_flags(std::vector<std::string_view>& args) {
           if (threads > 1024) throw std::invalid_argument("-threads " + value + " is more than 1024");
           flags.threads = static_cast<int>(threads);
         }
+      } catch (const herald::Error& e) {
+        throw tb::UsageError("error: " + e.message());
       } catch (const std::exception& e) {
         throw tb::UsageError(std::string("error: ") + e.what());
       }

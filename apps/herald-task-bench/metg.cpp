@@ -105,7 +105,7 @@ Flags take_flags(std::vector<std::string_view>& args) {
         flags.controls.clear();
         for (std::size_t at = 0; at <= value.size();) {
           const std::size_t comma = std::min(value.find(',', at), value.size());
-          flags.controls.push_back(control_from_string(value.substr(at, comma - at)));
+          flags.controls.push_back(control_from_string(value.substr(at, comma - at), "-controls"));
           at = comma + 1;
         }
       } else if (flag == "-max-reps") {
@@ -123,8 +123,10 @@ Flags take_flags(std::vector<std::string_view>& args) {
         if (threads > 1024) throw std::invalid_argument("-threads " + value + " is more than 1024");
         flags.threads = static_cast<int>(threads);
       } else {
-        flags.scheduler = scheduler_from_string(value);
+        flags.scheduler = scheduler_from_string(value, "-scheduler");
       }
+    } catch (const herald::Error& e) {
+      throw tb::UsageError("error: " + e.message());
     } catch (const std::exception& e) {
       throw tb::UsageError(std::string("error: ") + e.what());
     }

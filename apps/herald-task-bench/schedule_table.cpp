@@ -67,6 +67,8 @@ Flags take_flags(std::vector<std::string_view>& args) {
       } else {
         flags.iteration_seconds = herald::parse_seconds(value, flag);
       }
+    } catch (const herald::Error& e) {
+      throw tb::UsageError("error: " + e.message());
     } catch (const std::exception& e) {
       throw tb::UsageError(std::string("error: ") + e.what());
     }

@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
       start = comma + 1;
     }
     // An unknown name is refused before any broadcast, as a bad size is.
-    if (algorithm != "auto" && algorithm != "native") herald::find_algorithm(algorithm);
+    herald::check_algorithm_choice(algorithm, "--algorithm");
   } catch (const herald::Error& e) {
     if (rank == 0) std::fprintf(stderr, "herald-trace-bench: %s\n", e.what());
     MPI_Finalize();

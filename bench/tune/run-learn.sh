@@ -5,7 +5,8 @@
 # drop-in with HERALD_AUTO_LEARN=1, and under the drop-in with each --algorithms entry forced
 # (HERALD_ALGORITHM), interleaved: --runs rounds of them all in turn, per rank count. Prints each run's
 # times, then per rank count and mode the medians, their ratios to native's and whether the min-max ranges
-# overlap, and learn's median after 200 calls against the fastest of native and the forced algorithms there.
+# overlap, and learn's median after 200 calls against the fastest of native and the forced algorithms there;
+# learn runs with HERALD_VERBOSE=1, and each of its runs lists what it kept per size (the `kept` column).
 #
 #   bench/tune/run-learn.sh [--ranks "2 3"] [--runs 5] [--iterations 2000] [--payload 262144]
 #       [--algorithms "node_shared binomial"] [--build DIR] [--out DIR]
@@ -34,7 +35,7 @@ report=$out/learn_$mpi.txt
     "--algorithms \"$algorithms\"" \
     "(commit $(git -C "$repo" rev-parse --short HEAD)); $("$mpiexec" --version 2>&1 | head -1);" \
     "$(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores"
-  echo "ranks,run,mode,seconds,after_200_seconds"
+  echo "ranks,run,mode,seconds,after_200_seconds,kept"
   for p in $ranks; do
     launch_flags "$p"
     for ((run = 1; run <= runs; ++run)); do
@@ -42,12 +43,14 @@ report=$out/learn_$mpi.txt
         case $mode in
           native) env=() ;;
           auto) env=(LD_PRELOAD="$pmpi") ;;
-          learn) env=(LD_PRELOAD="$pmpi" HERALD_AUTO_LEARN=1) ;;
+          learn) env=(LD_PRELOAD="$pmpi" HERALD_AUTO_LEARN=1 HERALD_VERBOSE=1) ;;
           *) env=(LD_PRELOAD="$pmpi" HERALD_ALGORITHM="$mode") ;;
         esac
         seconds=$(env "${env[@]}" timeout 600 "$mpiexec" "${flags[@]}" \
-          "$work/learn_loop" "$iterations" "$payload" 2>/dev/null | tail -1)
-        echo "$p,$run,$mode,${seconds/ /,}"
+          "$work/learn_loop" "$iterations" "$payload" 2>"$work/stderr" | tail -1)
+        # What learning kept per size ("herald learned: ... N bytes: ...; keeps X"), as bytes:algorithm.
+        kept=$(sed -n 's/^herald learned: .* \([0-9]*\) bytes:.*; keeps \(.*\)$/\1:\2/p' "$work/stderr" | paste -sd' ')
+        echo "$p,$run,$mode,${seconds/ /,},$kept"
       done
     done
   done
@@ -73,6 +76,9 @@ for p in sorted({r["ranks"] for r in rows}):
                   f" {statistics.median(t) / statistics.median(n):.3f}x native" + ("" if m == "native" else f", ranges {'overlap' if overlap else 'apart'}"))
     fastest = min((m for m in modes if m not in ("auto", "learn") and (m, "after_200_seconds") in median),
                   key=lambda m: median[(m, "after_200_seconds")])
+    for r in rows:
+        if r["ranks"] == p and r["mode"] == "learn":
+            print(f"# {p} ranks learn, run {r['run']}: after 200 {float(r['after_200_seconds']):.4f}, kept {r.get('kept') or '?'}")
     if ("learn", "after_200_seconds") in median:
         print(f"# {p} ranks: learn after 200 calls {median[('learn', 'after_200_seconds')] / median[(fastest, 'after_200_seconds')]:.3f}x"
               f" the fastest there ({fastest})")

@@ -13,10 +13,11 @@ using namespace herald::runtime;
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);  // only the loop's thread calls MPI
-  int ranks = 1;
+  int ranks = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int status = 0;
-  {
+  try {
     Runtime rt(MPI_COMM_WORLD);
     rt.kernel("axpy", [](TaskContext& t) {
       auto x = t.in<double>(0);
@@ -42,8 +43,14 @@ int main(int argc, char** argv) {
       std::printf("herald-runtime-client: %s ranks=%d\n", ok ? "ok" : "FAILED", ranks);
       status = ok ? 0 : 1;
     });
+  } catch (const herald::Error& e) {
+    // A bad HERALD_RUNTIME_* value is refused by the constructor on every rank, a failed task by run() on
+    // the head; a lost worker cannot take part in anything collective any more.
+    if (rank == 0) std::fprintf(stderr, "herald-runtime-client: %s\n", e.what());
+    if (e.code() == herald::Errc::worker_lost) MPI_Abort(MPI_COMM_WORLD, 1);
+    status = 1;
   }
-  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
   return status;
 }

@@ -48,8 +48,13 @@ struct AlgorithmInfo {
 // MPI_Bcast, is not a schedule and is handled by the executor.)
 std::span<const AlgorithmInfo> algorithms();
 
-// The entry with that name; throws Error(unknown_algorithm) naming the known ones.
+// The entry with that name; throws Error(unknown_algorithm) naming the known ones and the nearest.
 const AlgorithmInfo& find_algorithm(std::string_view name);
+
+// Checks a name a user may give for a broadcast (`auto`, `native` or an algorithm of the table), naming `what`
+// (HERALD_ALGORITHM, an option) in the Error(unknown_algorithm) it throws otherwise, with every choice and the
+// nearest.
+void check_algorithm_choice(std::string_view name, std::string_view what);
 
 // Comma-separated list of all names, for error messages and --help.
 std::string algorithm_names();

@@ -30,6 +30,9 @@ class Error : public std::runtime_error {
   Error(Errc code, const std::string& message)
       : std::runtime_error(std::string(to_string(code)) + ": " + message), code_(code) {}
   Errc code() const noexcept { return code_; }
+  // The message without the code's name before it (what() is "<code>: <message>"): for passing an error on
+  // under another code, or inside another message, without naming a code twice.
+  std::string message() const;
 
  private:
   Errc code_;

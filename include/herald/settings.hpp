@@ -38,6 +38,19 @@ const Setting* find_setting(std::string_view name);
 // The known name nearest `name` by edit distance (for "did you mean ...?"), or "" when none is close.
 std::string_view nearest_setting(std::string_view name);
 
+// The name among `names` nearest `name` by edit distance, or "" when none is a few letters off or closer.
+std::string_view nearest_name(std::string_view name, std::span<const std::string_view> names);
+
+// herald's one wording for a name that is not among the choices, naming what was given (a variable, an
+// option, a kernel): "HERALD_RUNTIME_BCAST 'dyn' is not one of nobcast, p2p, ...; did you mean dynbcast?".
+std::string not_one_of(std::string_view what, std::string_view given, std::span<const std::string_view> choices);
+
+// What is wrong with `value` for setting `s`, naming the variable ("HERALD_SEGMENT_SIZE '10Q' has an unknown
+// unit (use K, M or G)"), or nullopt when its type and allowed values accept it. Checks switches, counts,
+// byte counts, seconds, ranges ("1..") and choices listed in full; a choice that names a family
+// ("<an algorithm of the table>"), a path, a list or free text is checked by the layer that reads it.
+std::optional<std::string> value_problem(const Setting& s, std::string_view value);
+
 // Where a setting's value comes from, as herald-info reports it.
 enum class SettingSource { unset, environment, former_name, program };
 
@@ -58,9 +71,9 @@ SettingValue setting_value(std::string_view name);
 void set_program_default(std::string_view name, std::string value);
 
 // What is wrong with the process's HERALD_* environment: one message per variable herald does not know
-// ("HERALD_ALGORITM (set to 'chain') is not a herald setting; did you mean HERALD_ALGORITHM?") and per former name in use
-// ("HERALD_RT_BCAST is deprecated: use HERALD_RUNTIME_BCAST"). Variables under HERALD_TEST_ belong to
-// herald's test suite and are not checked.
+// ("HERALD_ALGORITM (set to 'chain') is not a herald setting; did you mean HERALD_ALGORITHM?"), per former name in use
+// ("HERALD_RT_BCAST is deprecated: use HERALD_RUNTIME_BCAST") and per value its setting refuses
+// (value_problem()). Variables under HERALD_TEST_ belong to herald's test suite and are not checked.
 std::vector<std::string> environment_problems(std::span<const std::string> environment);
 
 }  // namespace herald

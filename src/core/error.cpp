@@ -1,6 +1,14 @@
 #include <herald/error.hpp>
 
+#include <cstring>
+
 namespace herald {
+
+std::string Error::message() const {
+  const char* text = what();
+  const std::size_t prefix = std::strlen(to_string(code_)) + 2;  // "<code>: "
+  return std::strlen(text) >= prefix ? std::string(text + prefix) : std::string(text);
+}
 
 const char* to_string(Errc code) noexcept {
   switch (code) {

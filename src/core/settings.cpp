@@ -1,6 +1,8 @@
 // The settings registry (include/herald/settings.hpp): the one table of HERALD_* variables.
 #include <herald/settings.hpp>
 
+#include <herald/config.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -77,7 +79,7 @@ constexpr std::array table = {
             "a broadcast's recipients run no task reading it until every recipient has it", "HERALD_RT_BCAST_SYNC"},
     Setting{"HERALD_RUNTIME_SPREAD_FORWARDING", switch_, "0", "", "runtime",
             "1: dynbcast's trees spread the forwarding over the ranks by what each has sent", ""},
-    Setting{"HERALD_RUNTIME_LOG", switch_, "0", "", "runtime", "the head prints one line per broadcast it finds",
+    Setting{"HERALD_RUNTIME_LOG", switch_, "0", "", "runtime", "one line per broadcast found, by the head or, replicated, its root",
             "HERALD_RT_LOG"},
     Setting{"HERALD_RUNTIME_TIMEOUT", seconds, "60", "", "runtime", "seconds a worker may stay silent before it is lost", ""},
     Setting{"HERALD_RUNTIME_IDLE_SLEEP", seconds, "50e-6", "", "runtime", "longest sleep of an idle polling loop", ""},
@@ -174,17 +176,74 @@ const Setting* find_setting(std::string_view name) {
   return nullptr;
 }
 
-std::string_view nearest_setting(std::string_view name) {
+std::string_view nearest_name(std::string_view name, std::span<const std::string_view> names) {
+  // A name cut short ("dyn", "repl") means the shortest it begins, however far that is by letters.
   std::string_view best;
+  if (!name.empty())
+    for (std::string_view candidate : names)
+      if (candidate.starts_with(name) && (best.empty() || candidate.size() < best.size())) best = candidate;
+  if (!best.empty()) return best;
   std::size_t best_distance = std::max<std::size_t>(3, name.size() / 4) + 1;  // a few letters off, no more
-  for (const Setting& s : table) {
-    const std::size_t d = edit_distance(name, s.name);
+  for (std::string_view candidate : names) {
+    const std::size_t d = edit_distance(name, candidate);
     if (d < best_distance) {
-      best = s.name;
+      best = candidate;
       best_distance = d;
     }
   }
   return best;
+}
+
+std::string_view nearest_setting(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const Setting& s : table) names.push_back(s.name);
+  return nearest_name(name, names);
+}
+
+std::string not_one_of(std::string_view what, std::string_view given, std::span<const std::string_view> choices) {
+  std::string message = std::string(what) + " '" + std::string(given) + "' is not one of ";
+  for (std::size_t i = 0; i < choices.size(); ++i) message += (i == 0 ? "" : ", ") + std::string(choices[i]);
+  if (const std::string_view near = nearest_name(given, choices); !near.empty())
+    message += "; did you mean " + std::string(near) + "?";
+  return message;
+}
+
+std::optional<std::string> value_problem(const Setting& s, std::string_view value) {
+  // The lower bound of a range such as "1.." or "1..2147483647", the upper one if given.
+  auto range_problem = [&](long double v) -> std::optional<std::string> {
+    const std::size_t dots = s.allowed.find("..");
+    if (dots == std::string_view::npos || dots == 0) return std::nullopt;
+    const long double low = std::stold(std::string(s.allowed.substr(0, dots)));
+    const std::string high_text(s.allowed.substr(dots + 2));
+    if (v < low || (!high_text.empty() && v > std::stold(high_text)))
+      return std::string(s.name) + " '" + std::string(value) + "' is outside " + std::string(s.allowed);
+    return std::nullopt;
+  };
+  try {
+    switch (s.type) {
+      case SettingType::switch_: (void)parse_switch(value, s.name); return std::nullopt;
+      case SettingType::count: return range_problem(static_cast<long double>(parse_count(value, s.name)));
+      case SettingType::bytes: return range_problem(static_cast<long double>(parse_bytes(value, s.name)));
+      case SettingType::seconds: (void)parse_seconds(value, s.name); return std::nullopt;
+      case SettingType::choice: {
+        if (s.allowed.empty() || s.allowed.find('<') != std::string_view::npos) return std::nullopt;
+        std::vector<std::string_view> choices;
+        for (std::size_t start = 0; start <= s.allowed.size();) {
+          const std::size_t bar = std::min(s.allowed.find('|', start), s.allowed.size());
+          choices.push_back(s.allowed.substr(start, bar - start));
+          start = bar + 1;
+        }
+        if (std::ranges::find(choices, value) != choices.end()) return std::nullopt;
+        return not_one_of(s.name, value, choices);
+      }
+      case SettingType::path:
+      case SettingType::list:
+      case SettingType::text: return std::nullopt;
+    }
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return std::nullopt;
 }
 
 SettingValue setting_value(std::string_view name) {
@@ -231,6 +290,9 @@ std::vector<std::string> environment_problems(std::span<const std::string> envir
       problems.push_back(message + " (herald-info lists them all)");
     } else if (s->name != name) {
       problems.push_back(name + " is deprecated: use " + std::string(s->name));
+    } else if (equals != std::string::npos && equals + 1 < entry.size()) {  // empty means unset
+      if (auto problem = value_problem(*s, std::string_view(entry).substr(equals + 1)))
+        problems.push_back(std::move(*problem));
     }
   }
   std::ranges::sort(problems);

@@ -1,10 +1,12 @@
 #include "broadcast.hpp"
 
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
 
 #include <algorithm>
 #include <numeric>
 #include <array>
+#include <vector>
 
 namespace herald::runtime {
 
@@ -25,11 +27,13 @@ std::string to_string(BroadcastStrategy s) {
   return "?";
 }
 
-BroadcastStrategy broadcast_strategy_from_string(std::string_view text) {
-  for (const auto& [strategy, name] : names)
+BroadcastStrategy broadcast_strategy_from_string(std::string_view text, std::string_view what) {
+  std::vector<std::string_view> choices;
+  for (const auto& [strategy, name] : names) {
     if (text == name) return strategy;
-  throw Error(Errc::invalid_argument, "unknown broadcast strategy '" + std::string(text) +
-                                          "' (nobcast, p2p, mpibcast, mpibcast:herald, dynbcast, auto)");
+    choices.emplace_back(name);
+  }
+  throw Error(Errc::invalid_argument, not_one_of(what, text, choices));
 }
 
 namespace detail {

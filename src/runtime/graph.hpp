@@ -61,6 +61,11 @@ inline std::string task_name(std::uint64_t id, std::string_view kernel) {
   return "task " + std::to_string(id) + " (kernel '" + std::string(kernel) + "')";
 }
 
+// Both controls' one wording for a read of data nothing has written yet; `who` is the task, or "read".
+inline std::string no_value_yet(std::string_view who, std::string_view data) {
+  return std::string(who) + ": data '" + std::string(data) + "' has no value yet (enter it, or write it first)";
+}
+
 // The checks every mode of control makes of a task's accesses before it records anything, so that a refused
 // task leaves no trace: a handle out of range, a handle named twice, a read of a handle with no value.
 // `name(handle)` and `has_value(handle)` describe the handles; `task_name()` is called only to throw.
@@ -78,8 +83,7 @@ void check_accesses(std::span<const Access> accesses, std::size_t handles, Name 
   }
   for (const Access& a : accesses)
     if (reads(a.mode) && !has_value(a.handle))
-      throw Error(Errc::invalid_argument, task_name() + " reads data '" + name(a.handle) +
-                                              "' before anything gave it a value (enter it, or write it first)");
+      throw Error(Errc::invalid_argument, no_value_yet(task_name(), name(a.handle)));
 }
 
 class DependencyTracker {

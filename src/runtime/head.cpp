@@ -84,8 +84,7 @@ void HeadState::read(Data d, bool exit) {
   check_usable();
   check_handle(d, exit ? "exit" : "read");
   const Access access[] = {{d.index_, Mode::in}};
-  const auto resolved = graph_.add_task(next_id_++, access, dependences_,
-                                        std::string(exit ? "exit" : "read") + " of '" + handles_[d.index_].name + "'");
+  const auto resolved = graph_.add_task(next_id_++, access, dependences_, exit ? "exit" : "read");
   const Key key{d.index_, resolved[0].read};
   ++versions_.at(key).readers_left;
   events_.push_back({Event::read, static_cast<std::uint32_t>(reads_.size())});

@@ -1,6 +1,10 @@
 #include "kernels.hpp"
 
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
+
+#include <string_view>
+#include <vector>
 
 namespace herald::runtime::detail {
 
@@ -25,7 +29,17 @@ KernelTable::KernelTable(const std::vector<std::vector<std::string>>& names, con
 std::uint32_t KernelTable::id(std::string_view name, std::uint64_t task) const {
   if (last_id_ != missing && name == last_name_) return last_id_;
   const auto it = ids_.find(name);
-  const int missing_on = it == ids_.end() ? first_worker_ : kernels_[it->second].missing_on;
+  if (it == ids_.end()) {
+    // Registered nowhere: most likely misspelt.
+    std::vector<std::string_view> known;
+    for (const Info& k : kernels_)
+      if (!k.name.starts_with("herald.")) known.push_back(k.name);
+    std::string message = "task " + std::to_string(task) + ": no kernel '" + std::string(name) + "' is registered";
+    if (const std::string_view near = nearest_name(name, known); !near.empty())
+      message += "; did you mean '" + std::string(near) + "'?";
+    throw Error(Errc::invalid_argument, message);
+  }
+  const int missing_on = kernels_[it->second].missing_on;
   if (missing_on >= 0)
     throw Error(Errc::invalid_argument, "task " + std::to_string(task) + " (kernel '" + std::string(name) +
                                             "'): not registered on rank " + std::to_string(missing_on));

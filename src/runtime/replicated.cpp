@@ -99,8 +99,7 @@ void ReplicatedState::read(Data d, bool exit) {
   check_usable();
   Handle& h = handle(d, exit ? "exit" : "read");
   if (!h.valued)
-    throw Error(Errc::invalid_argument, std::string(exit ? "exit" : "read") + " of '" + plan_.datum(d.index_).name +
-                                            "', which has no value yet");
+    throw Error(Errc::invalid_argument, no_value_yet(exit ? "exit" : "read", plan_.datum(d.index_).name));
   mix(exit ? 0xe1e1 : 0x4ead);
   mix(d.index_);
   // One task number per rank's copy, so that every task of a trace has its own.

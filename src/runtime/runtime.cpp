@@ -7,6 +7,7 @@
 #include "worker.hpp"
 
 #include <herald/config.hpp>
+#include <herald/settings.hpp>
 #include <herald/selector.hpp>
 #include <herald/tracing.hpp>
 
@@ -17,6 +18,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <optional>
@@ -85,16 +87,17 @@ constexpr const char* read_kernel = "herald.read";
 
 }  // namespace
 
-Control control_from_string(std::string_view text) {
+Control control_from_string(std::string_view text, std::string_view what) {
   if (text == "head") return Control::head;
   if (text == "replicated") return Control::replicated;
-  throw Error(Errc::invalid_argument, "unknown control '" + std::string(text) + "' (head, replicated)");
+  constexpr std::array<std::string_view, 2> choices{"head", "replicated"};
+  throw Error(Errc::invalid_argument, not_one_of(what, text, choices));
 }
 
 const char* to_string(Control control) noexcept { return control == Control::head ? "head" : "replicated"; }
 
 Control default_control() {
-  if (auto v = environment("HERALD_RUNTIME_CONTROL")) return control_from_string(*v);
+  if (auto v = environment("HERALD_RUNTIME_CONTROL")) return control_from_string(*v, "HERALD_RUNTIME_CONTROL");
   return Control::head;
 }
 
@@ -169,7 +172,8 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   if (!options.control) options.control = default_control();
   if (!options.scheduler) {
     options.scheduler = Scheduler::heft;
-    if (auto v = environment("HERALD_RUNTIME_SCHEDULER")) options.scheduler = scheduler_from_string(*v);
+    if (auto v = environment("HERALD_RUNTIME_SCHEDULER"))
+      options.scheduler = scheduler_from_string(*v, "HERALD_RUNTIME_SCHEDULER");
   }
   if (!options.worker_timeout) {
     options.worker_timeout = 60;
@@ -192,7 +196,8 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   }
   if (!options.broadcast) {
     options.broadcast = BroadcastStrategy::nobcast;
-    if (auto v = environment("HERALD_RUNTIME_BCAST")) options.broadcast = broadcast_strategy_from_string(*v);
+    if (auto v = environment("HERALD_RUNTIME_BCAST"))
+      options.broadcast = broadcast_strategy_from_string(*v, "HERALD_RUNTIME_BCAST");
   }
   if (!options.broadcast_sync) {
     options.broadcast_sync = false;

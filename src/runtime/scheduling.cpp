@@ -1,10 +1,12 @@
 #include "timeline.hpp"
 
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace herald::runtime {
 namespace detail {
@@ -97,10 +99,13 @@ TaskSchedule Placer::finish() && {
 
 }  // namespace detail
 
-Scheduler scheduler_from_string(std::string_view name) {
-  for (Scheduler s : {Scheduler::heft, Scheduler::round_robin, Scheduler::mapped, Scheduler::owner})
+Scheduler scheduler_from_string(std::string_view name, std::string_view what) {
+  std::vector<std::string_view> choices;
+  for (Scheduler s : {Scheduler::heft, Scheduler::round_robin, Scheduler::mapped, Scheduler::owner}) {
     if (name == to_string(s)) return s;
-  throw Error(Errc::invalid_argument, "unknown scheduler '" + std::string(name) + "' (heft, round_robin, mapped, owner)");
+    choices.emplace_back(to_string(s));
+  }
+  throw Error(Errc::invalid_argument, not_one_of(what, name, choices));
 }
 
 const char* to_string(Scheduler scheduler) noexcept {

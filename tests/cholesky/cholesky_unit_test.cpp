@@ -202,7 +202,7 @@ TEST(CholeskyOptions, BadInputNamed) {
       {{"--mapping", "cyclic", "--grid", "0x2"}, "--grid 0x2 has an empty side"},
       {{"--grid", "1x2"}, "with heft the scheduler places every task"},
       {{"--solver", "scalapack", "--grid", "1x2"}, "--grid 1x2 has 2 processes, but 3 compute here"},
-      {{"--strategy", "tree"}, "--strategy: "},
+      {{"--strategy", "tree"}, "--strategy 'tree' is not one of nobcast, p2p"},
       {{"--solver", "scalapack", "--strategy", "p2p"}, "ScaLAPACK has none"},
       {{"--solver", "lapack"}, "--solver"},
       {{"-n", "100000", "--tile", "1"}, "at most 4096"},

@@ -216,6 +216,7 @@ TEST(Runtime, BadInputIsRefusedAtSubmit) {
   if (world_rank() != size - 1 || size == 1) rt.kernel("partial", [](TaskContext&) {});
   std::vector<double> v(4, 0.0), w(4, 0.0);
   std::vector<std::string> messages;
+  std::string misspelt;
   rt.run([&](Head& head) {
     auto d = head.data(std::span(v), "v");
     auto e = head.data(std::span(w), "w");
@@ -235,6 +236,12 @@ TEST(Runtime, BadInputIsRefusedAtSubmit) {
     if (size > 1) expect_refused([&] { head.submit("partial", {out(d)}); });
     expect_refused([&] { head.data(std::span(w), "astray", head.workers()); });  // owners count from 0
     expect_refused([&] { head.data(std::span(w), "astray", -1); });
+    try {
+      head.submit("scal", {inout(d)}, arguments(1.0));
+      ADD_FAILURE() << "a misspelt kernel accepted";
+    } catch (const Error& error) {
+      misspelt = error.what();
+    }
     // Nothing of that was recorded: the runtime still works.
     head.submit("fill", {out(d)}, arguments(5.0));
     head.read(d);
@@ -242,11 +249,12 @@ TEST(Runtime, BadInputIsRefusedAtSubmit) {
   });
   if (!rt.is_head()) return;
   ASSERT_GE(messages.size(), 5u);
-  EXPECT_NE(messages[0].find("kernel 'nope'"), std::string::npos) << messages[0];
-  EXPECT_NE(messages[1].find("reads data 'v' before anything gave it a value"), std::string::npos) << messages[1];
+  EXPECT_NE(messages[0].find("no kernel 'nope' is registered"), std::string::npos) << messages[0];
+  EXPECT_NE(misspelt.find("no kernel 'scal' is registered; did you mean 'scale'?"), std::string::npos) << misspelt;
+  EXPECT_NE(messages[1].find("(kernel 'scale'): data 'v' has no value yet"), std::string::npos) << messages[1];
   EXPECT_NE(messages[2].find("never registered"), std::string::npos) << messages[2];
   EXPECT_NE(messages[3].find("names data 'v' twice"), std::string::npos) << messages[3];
-  EXPECT_NE(messages[4].find("'w'"), std::string::npos) << messages[4];
+  EXPECT_NE(messages[4].find("read: data 'w' has no value yet"), std::string::npos) << messages[4];
   if (size > 1) {
     EXPECT_NE(messages[5].find("not registered on rank " + std::to_string(size - 1)), std::string::npos)
         << messages[5];

@@ -43,14 +43,16 @@ def info(program, extra=None, args=()):
     env.update(extra or {})
     done = subprocess.run([program, "--json", *args], env=env, capture_output=True, text=True, timeout=60)
     shown = " ".join("%s=%s" % kv for kv in (extra or {}).items()) or "(no HERALD_ variable)"
-    if done.returncode != 0:
-        check(False, "%s: herald-info exits 0 (got %d: %s)" % (shown, done.returncode, done.stderr.strip()))
-        return None
     try:
-        return json.loads(done.stdout)
+        report = json.loads(done.stdout)
     except json.JSONDecodeError as e:
-        check(False, "%s: herald-info --json prints JSON (%s)" % (shown, e))
+        check(False, "%s: herald-info --json prints JSON (%s; exit %d: %s)" % (shown, e, done.returncode,
+                                                                             done.stderr.strip()))
         return None
+    # 0 for an environment without problems, 1 with any: a script can stop on it before it launches a job.
+    expected = 1 if report.get("problems") else 0
+    check(done.returncode == expected, "%s: herald-info exits %d (got %d)" % (shown, expected, done.returncode))
+    return report
 
 
 def setting(report, name):
@@ -146,6 +148,27 @@ def main(program, settings_cpp):
     report = info(program, {"HERALD_PRESET": "token-ring"})
     problems = report["problems"] if report else []
     check(any("token-ring" in p for p in problems), "HERALD_PRESET=token-ring is a problem (%r)" % problems)
+
+    # A value its setting refuses is a problem naming the variable, as the job's first call would refuse it.
+    for name, value, expected in [
+            ("HERALD_SEGMENT_SIZE", "10Q", "HERALD_SEGMENT_SIZE '10Q' has an unknown unit (use K, M or G)"),
+            ("HERALD_VERBOSE", "maybe", "HERALD_VERBOSE 'maybe' is not a switch"),
+            ("HERALD_RUNTIME_BCAST", "dyn", "HERALD_RUNTIME_BCAST 'dyn' is not one of nobcast, p2p, mpibcast, "
+                                            "mpibcast:herald, dynbcast, auto; did you mean dynbcast?"),
+            ("HERALD_ALGORITHM", "binomal", "HERALD_ALGORITHM 'binomal' is not one of auto, native, linear, "
+                                            "binomial"),
+            ("HERALD_ALGORITHM", "binomal", "did you mean binomial?"),
+            ("HERALD_KNOMIAL_RADIX", "1", "HERALD_KNOMIAL_RADIX '1' is outside 2.."),
+            ("HERALD_ALPHA", "-1", "HERALD_ALPHA '-1' is not a non-negative number"),
+            ("HERALD_TRACE", "/proc/nope", "HERALD_TRACE '/proc/nope' cannot be made"),
+            ("HERALD_TUNING_LEARN", "/proc/nope/x.json", "HERALD_TUNING_LEARN '/proc/nope/x.json' cannot be made")]:
+        report = info(program, {name: value})
+        problems = report["problems"] if report else []
+        check(any(expected in p for p in problems), "%s=%s: a problem saying %r (%r)" % (name, value, expected, problems))
+    for name, value in [("HERALD_ALGORITHM", "native"), ("HERALD_SEGMENT_SIZE", "64K"), ("HERALD_VERBOSE", "On"),
+                        ("HERALD_KNOMIAL_RADIX", "2"), ("HERALD_RUNTIME_BCAST", "mpibcast:herald")]:
+        report = info(program, {name: value})
+        check(report is not None and report["problems"] == [], "%s=%s: no problem (%r)" % (name, value, report and report["problems"]))
 
     report = info(program, args=["--component", "dyn"])
     check(report is not None and report["settings"] and all(s["component"] == "dyn" for s in report["settings"]),

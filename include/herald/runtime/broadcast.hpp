@@ -21,7 +21,8 @@ enum class BroadcastStrategy {
 
 // "nobcast", "p2p", "mpibcast", "mpibcast:herald", "dynbcast", "auto".
 std::string to_string(BroadcastStrategy s);
-// The inverse; throws herald::Error naming the text and the choices.
-BroadcastStrategy broadcast_strategy_from_string(std::string_view text);
+// The inverse; throws herald::Error naming `what` (a variable or an option: "HERALD_RUNTIME_BCAST"), the text
+// and the choices, with the nearest one.
+BroadcastStrategy broadcast_strategy_from_string(std::string_view text, std::string_view what = "broadcast strategy");
 
 }  // namespace herald::runtime

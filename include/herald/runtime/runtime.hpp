@@ -161,8 +161,8 @@ enum class Control {
   replicated,  // every rank runs it, knows the whole graph and the mapping, and does only its own part, as
                // StarPU-MPI does: no process stands between a task and its data
 };
-// "head", "replicated"; throws herald::Error naming the choices for anything else.
-Control control_from_string(std::string_view text);
+// "head", "replicated"; throws herald::Error naming `what`, the text and the choices for anything else.
+Control control_from_string(std::string_view text, std::string_view what = "control");
 const char* to_string(Control control) noexcept;
 // The control of Options without one: HERALD_RUNTIME_CONTROL, else head.
 Control default_control();

@@ -60,8 +60,9 @@ struct TaskSchedule {
 // the worker that owns the first datum it writes (Head::data's owner), else the first it reads.
 enum class Scheduler { heft, round_robin, mapped, owner };
 
-// "heft", "round_robin", "mapped", "owner"; throws herald::Error naming the choices for anything else.
-Scheduler scheduler_from_string(std::string_view name);
+// "heft", "round_robin", "mapped", "owner"; throws herald::Error naming `what`, the name and the choices for
+// anything else.
+Scheduler scheduler_from_string(std::string_view name, std::string_view what = "scheduler");
 const char* to_string(Scheduler scheduler) noexcept;
 
 // HEFT's upward rank of every task: its mean compute time plus the longest path, in mean compute and

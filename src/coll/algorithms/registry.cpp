@@ -3,8 +3,11 @@
 
 #include <herald/algorithms.hpp>
 #include <herald/error.hpp>
+#include <herald/settings.hpp>
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 namespace herald {
 namespace {
@@ -182,10 +185,19 @@ LeaderStage parse_leader_stage(std::string_view name, std::string_view what) {
 std::span<const AlgorithmInfo> algorithms() { return table; }
 
 const AlgorithmInfo& find_algorithm(std::string_view name) {
-  for (const AlgorithmInfo& a : table)
+  std::vector<std::string_view> names;
+  for (const AlgorithmInfo& a : table) {
     if (a.name == name) return a;
-  throw Error(Errc::unknown_algorithm,
-              "no algorithm named '" + std::string(name) + "' (known: " + algorithm_names() + ", native)");
+    names.push_back(a.name);
+  }
+  throw Error(Errc::unknown_algorithm, not_one_of("algorithm", name, names));
+}
+
+void check_algorithm_choice(std::string_view name, std::string_view what) {
+  std::vector<std::string_view> names{"auto", "native"};
+  for (const AlgorithmInfo& a : table) names.push_back(a.name);
+  if (std::ranges::find(names, name) == names.end())
+    throw Error(Errc::unknown_algorithm, not_one_of(what, name, names));
 }
 
 std::string algorithm_names() {

@@ -11,7 +11,7 @@ CollSettings::CollSettings(TuningState& tuning) {
   try {
     require_known_settings();
     default_algorithm_ = environment("HERALD_ALGORITHM").value_or("auto");
-    if (default_algorithm_ != "auto" && default_algorithm_ != "native") find_algorithm(default_algorithm_);
+    check_algorithm_choice(default_algorithm_, "HERALD_ALGORITHM");
     parameters_ = parameters_from_environment();
     tuning.load();
     verbose_ = environment_switch("HERALD_VERBOSE");

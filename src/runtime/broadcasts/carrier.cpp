@@ -42,9 +42,10 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
     if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())
       continue;
     b.sync = settings.sync;  // head control only (replicated control refuses it): the head says go
-    if (settings.log)
-      std::fprintf(stderr, "herald runtime: %sbroadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
-                   rank ? ("rank " + std::to_string(*rank) + ": ").c_str() : "", static_cast<unsigned long long>(b.id),
+    // One line a broadcast: the head's, or under replicated control its root's (every rank finds it).
+    if (settings.log && (!rank || b.root == *rank))
+      std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
+                   static_cast<unsigned long long>(b.id),
                    plan.datum(b.key.handle).name.c_str(), b.key.version, static_cast<unsigned long long>(b.bytes),
                    b.root, b.recipients.size(), to_string(b.strategy).c_str(), b.sync ? ", synchronised" : "");
     out.push_back(std::move(b));

@@ -54,7 +54,7 @@ Tracing::Tracing(MPI_Comm comm, std::filesystem::path directory)
   try {
     recorder_ = std::make_unique<Recorder>([] { return PMPI_Wtime(); }, spill_path(directory_, rank_), rank_);
   } catch (const Error& e) {
-    problem = e.what();
+    problem = e.message();
   }
   int bad = problem.empty() ? 0 : 1, any = 0;
   HERALD_MPI(PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm_.get()));
@@ -185,7 +185,12 @@ bool start(MPI_Comm comm, const std::string& directory) {
 
 bool start_from_environment(MPI_Comm comm) {
   const std::optional<std::string> directory = environment("HERALD_TRACE");
-  return directory && start(comm, *directory);
+  if (!directory) return false;
+  try {
+    return start(comm, *directory);
+  } catch (const Error& e) {
+    throw Error(e.code(), "HERALD_TRACE '" + *directory + "': " + e.message());
+  }
 }
 
 void finish() {
