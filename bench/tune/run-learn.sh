@@ -48,8 +48,10 @@ report=$out/learn_$mpi.txt
         esac
         seconds=$(env "${env[@]}" timeout 600 "$mpiexec" "${flags[@]}" \
           "$work/learn_loop" "$iterations" "$payload" 2>"$work/stderr" | tail -1)
-        # What learning kept per size ("herald learned: ... N bytes: ...; keeps X"), as bytes:algorithm.
-        kept=$(sed -n 's/^herald learned: .* \([0-9]*\) bytes:.*; keeps \(.*\)$/\1:\2/p' "$work/stderr" | paste -sd' ')
+        # What learning kept per size, with what its trial measured ("herald learned: 2 ranks, N bytes: a T1 us,
+        # b T2 us; keeps X"), as N:X[a T1 us/b T2 us], sizes apart by spaces.
+        kept=$(sed -n 's/^herald learned: .* \([0-9]*\) bytes: *\(.*\); keeps \(.*\)$/\1:\3[\2]/p' "$work/stderr" |
+          sed 's/, /\//g' | paste -sd' ')
         echo "$p,$run,$mode,${seconds/ /,},$kept"
       done
     done
