@@ -38,7 +38,8 @@ const Setting* find_setting(std::string_view name);
 // The known name nearest `name` by edit distance (for "did you mean ...?"), or "" when none is close.
 std::string_view nearest_setting(std::string_view name);
 
-// The name among `names` nearest `name` by edit distance, or "" when none is a few letters off or closer.
+// The name among `names` nearest `name`: the shortest that begins with it (a name cut short), else the
+// nearest by edit distance, or "" when none is a few letters off or closer.
 std::string_view nearest_name(std::string_view name, std::span<const std::string_view> names);
 
 // herald's one wording for a name that is not among the choices, naming what was given (a variable, an

@@ -175,7 +175,7 @@ const Engine::Planned& Engine::tree_for(int group, const std::string& algorithm)
     tree = tree_of_algorithm(info, group);
   } catch (const Error& e) {
     throw Error(Errc::invalid_argument, "algorithm '" + algorithm + "' cannot carry a dynamic broadcast (" +
-                                            e.what() + ")");
+                                            e.message() + ")");
   }
   std::vector<int> order = service_order(tree);
   return trees_.emplace(key, Planned{std::move(tree), std::move(order)}).first->second;
