@@ -302,7 +302,20 @@ class RuntimeTraceTest(ToolCase):
         self.assertIn("transfers: 3, bytes %d" % (1000 + 64 + 500), self.summary)
 
     def test_head_scheduling(self):
-        self.assertIn("head scheduling: 8.000 us in 2 schedule spans, 8.4% of the trace span", self.summary)
+        self.assertIn("head scheduling (rank 0): 8.000 us in 2 schedule spans (0 with no task), 8.4% of the trace "
+                      "span", self.summary)
+
+    def test_scheduling_without_a_head(self):
+        # Replicated control: every rank plans its own part, so the spans come from several ranks.
+        events = meta(0, {0: "main"}) + meta(1, {0: "main"}) + [
+            span("schedule", "schedule", 0, 0, 0, 6, tasks=3), span("schedule", "schedule", 1, 0, 1, 4, tasks=3),
+            span("schedule", "schedule", 1, 0, 10, 30, tasks=0), span("task", "k", 1, 0, 50, 50, task=1)]
+        trace = self.write("replicated/trace.json", document(events, 2))
+        done = self.run_tool(trace, "--out", os.path.join(self.dir, "replicated-out"), "--summary-only")
+        self.assertIn("scheduling on every rank (no head: each plans its own part): 3 schedule spans (1 with no "
+                      "task) on 2 ranks; at most 34.000 us on one rank (rank 1, 34.0% of the trace span), 40.000 us "
+                      "summed", done.stdout)
+        self.assertNotIn("head scheduling", done.stdout)
 
     def test_no_coll_broadcasts(self):
         self.assertIn("coll broadcasts: 0", self.summary)
@@ -342,18 +355,25 @@ class CollTraceTest(ToolCase):
         self.trace = self.write("coll/trace.json", coll_trace())
         self.out = os.path.join(self.dir, "out")
 
-    def test_default_draws_the_longest_broadcast(self):
+    def test_default_draws_the_largest_broadcast(self):
+        # 2048 B twice (0:2 in 25 us, 1:0 in 10 us): the slower per byte; 0:0 is longer, but of 1024 B.
         done = self.run_tool(self.trace, "--out", self.out, "--title", "coll test")
-        self.assertEqual(self.pngs(self.out), ["gantt.png", "spacetime-0-0.png"])
+        self.assertEqual(self.pngs(self.out), ["gantt.png", "spacetime-0-2.png"])
         for name in self.pngs(self.out):
             self.assertPng(os.path.join(self.out, name))
-        self.assertIn("spacetime-0-0.png (4 ranks, 3 messages matched of 3 sends, 3 recvs)", done.stderr)
+        self.assertIn("spacetime-0-2.png (4 ranks, 3 messages matched of 3 sends, 3 recvs)", done.stderr)
         self.assertFalse(os.path.exists(os.path.join(os.path.dirname(self.trace), "summary.txt")))
 
     def test_summary(self):
         done = self.run_tool(self.trace, "--out", self.out, "--no-gantt")
-        self.assertEqual(self.pngs(self.out), ["spacetime-0-0.png"])
+        self.assertEqual(self.pngs(self.out), ["spacetime-0-2.png"])
         text = done.stdout
+        # Every broadcast by id, size, root and time, the largest and slowest per byte first.
+        listed = [(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), float(m.group(5)), float(m.group(6)))
+                  for m in re.finditer(r"^  (\d+:\d+)\s+bytes\s+(\d+)\s+root\s+(\d+)\s+(\S+)\s+start\s+([\d.]+)"
+                                       r"\s+duration\s+([\d.]+)$", text, re.M)]
+        self.assertEqual(listed, [("0:2", 2048, 0, "chain", 60.0, 25.0), ("1:0", 2048, 0, "chain", 90.0, 10.0),
+                                  ("0:0", 1024, 0, "binomial", 0.0, 28.0), ("0:1", 1024, 0, "binomial", 40.0, 12.0)])
         self.assertIn("critical path: no tasks in this trace", text)
         self.assertIn("coll broadcasts: 4", text)
         counts = dict((m.group(1), int(m.group(2)))
