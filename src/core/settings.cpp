@@ -54,7 +54,7 @@ constexpr std::array table = {
     Setting{"HERALD_MAX_MESSAGE_BYTES", bytes, "2147483647", "1..2147483647", "coll",
             "largest single MPI message herald sends; longer steps are split", ""},
     Setting{"HERALD_STRICT_SETTINGS", switch_, "0", "", "coll",
-            "an unknown or deprecated HERALD_* variable is an error, not a warning", ""},
+            "an unknown or deprecated HERALD_* variable, or a refused value, is an error, not a warning", ""},
     // dyn
     Setting{"HERALD_DYN_ALGORITHM", choice, "auto", "auto|binomial|balanced_binomial|binary|chain|knomial|linear", "dyn",
             "tree shape of dynamic broadcasts", ""},
