@@ -43,6 +43,8 @@ class Coordinator {
   virtual std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                TaskOptions options) = 0;
   virtual void wait() = 0;
+  // The number the next submit() will return.
+  virtual std::uint64_t next_task() const noexcept = 0;
   virtual int workers() const noexcept = 0;
   virtual Statistics statistics() const = 0;
   // A process was lost: the others cannot be released cleanly.

@@ -40,6 +40,7 @@ class HeadState final : public Coordinator {
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                        TaskOptions options) override;
   void wait() override;
+  std::uint64_t next_task() const noexcept override { return next_id_; }
 
   int workers() const noexcept override { return static_cast<int>(workers_); }
   Statistics statistics() const override;

@@ -41,6 +41,7 @@ class ReplicatedState final : public Coordinator {
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                        TaskOptions options) override;
   void wait() override;
+  std::uint64_t next_task() const noexcept override { return next_id_; }
   int workers() const noexcept override { return size_; }
   Statistics statistics() const override { return stats_; }
   bool lost_worker() const noexcept override { return lost_; }

@@ -1,5 +1,6 @@
 #include "head.hpp"
 #include "idle.hpp"
+#include "reductions.hpp"
 #include "replicated.hpp"
 
 #include <cmath>
@@ -84,6 +85,12 @@ class ToOtherRanks final : public detail::Report {
 constexpr std::string_view reserved_prefix = "herald.";
 // Replicated control's read(): copies the version into the buffer whose address is the argument.
 constexpr const char* read_kernel = "herald.read";
+// A combine's cost for the scheduler: a pass over its inputs' bytes at about 4 GB/s.
+double combine_cost(std::span<const std::size_t> bytes) {
+  double total = 0;
+  for (std::size_t b : bytes) total += static_cast<double>(b);
+  return total * 2.5e-10;
+}
 
 }  // namespace
 
@@ -122,7 +129,9 @@ struct Runtime::State {
   std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts, on `channel`: one send queue for all
   mpi::Communicator groups;                  // the parent of mpibcast's communicators
   std::vector<detail::KernelEntry> kernels;
+  std::vector<std::string> operators;  // Runtime::reduction's names
   std::unique_ptr<detail::Coordinator> head;
+  std::unique_ptr<detail::Reductions> reductions;  // above `head`, which the program's calls reach through it
   std::uint64_t id = ++runtimes_made;
   bool running = false;
   bool tracing = false;  // this runtime opened the trace, and finishes it
@@ -208,6 +217,11 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
     if (auto v = environment("HERALD_RUNTIME_SPREAD_FORWARDING"))
       options.spread_forwarding = parse_switch(*v, "HERALD_RUNTIME_SPREAD_FORWARDING");
   }
+  if (!options.reduction) {
+    options.reduction = ReductionStrategy::tree;
+    if (auto v = environment("HERALD_RUNTIME_REDUCE"))
+      options.reduction = reduction_strategy_from_string(*v, "HERALD_RUNTIME_REDUCE");
+  }
   if (*options.broadcast_sync && *options.control == Control::replicated)
     throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RUNTIME_BCAST_SYNC) need head control");
   if (auto v = environment("HERALD_RUNTIME_LOG")) state_->log = parse_switch(*v, "HERALD_RUNTIME_LOG");
@@ -266,6 +280,26 @@ void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
   state_->kernels.push_back({std::move(name), std::move(kernel), std::move(cost)});
 }
 
+void Runtime::reduction(std::string name, Initializer identity, Combiner combine) {
+  if (state_->running) throw Error(Errc::invalid_argument, "reduction '" + name + "' registered while the runtime runs");
+  if (!identity || !combine) throw Error(Errc::invalid_argument, "reduction '" + name + "' has an empty identity or combine");
+  detail::BuiltinOp builtin{};
+  if (name.empty() || detail::builtin_op(name, builtin) || name.find(':') != std::string::npos)
+    throw Error(Errc::invalid_argument, "reduction '" + name + "': the name must be new, not empty, without ':', "
+                                        "and not a built-in (sum, min, max)");
+  for (const auto& o : state_->operators)
+    if (o == name) throw Error(Errc::invalid_argument, "reduction '" + name + "' registered twice");
+  state_->kernels.push_back({std::string(detail::identity_kernel) + ":" + name,
+                             [identity](TaskContext& t) { identity(t.out(0)); },
+                             [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
+  state_->kernels.push_back({std::string(detail::combine_kernel) + ":" + name,
+                             [combine](TaskContext& t) {
+                               for (std::size_t i = 1; i < t.accesses(); ++i) combine(t.out(0), t.in(i));
+                             },
+                             combine_cost});
+  state_->operators.push_back(std::move(name));
+}
+
 void Runtime::run(const std::function<void(Head&)>& program) {
   if (rank() == head_rank || control() == Control::replicated) return run_ranks(program);
   // On a worker, a failure in its loop is reported to the head (Worker::fail); one before the loop or in
@@ -294,6 +328,17 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                            auto* into = reinterpret_cast<std::byte*>(t.argument<std::uintptr_t>());
                            if (into != from.data() && !from.empty()) std::memcpy(into, from.data(), from.size());
                          }, {}});
+  if (std::none_of(s.kernels.begin(), s.kernels.end(), [](const auto& k) { return k.name == detail::identity_kernel; })) {
+    // The built-in reduction operators, on every rank: (BuiltinOp, Element) in the arguments.
+    s.kernels.push_back({std::string(detail::identity_kernel), [](TaskContext& t) {
+                           detail::builtin_identity(t.argument<detail::BuiltinOp>(), t.argument<Element>(1), t.out(0));
+                         }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
+    s.kernels.push_back({std::string(detail::combine_kernel), [](TaskContext& t) {
+                           const auto op = t.argument<detail::BuiltinOp>();
+                           const auto element = t.argument<Element>(1);
+                           for (std::size_t i = 1; i < t.accesses(); ++i) detail::builtin_combine(op, element, t.out(0), t.in(i));
+                         }, combine_cost});
+  }
   auto names = gather_kernel_names(channel.comm(), s.kernels);
   detail::ReplicatedState* replicated = nullptr;
   detail::HeadReport to_head(channel, head_rank);
@@ -313,6 +358,8 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   // The program, on the ranks that run it; what it throws is raised once the runtime is shut down.
   const auto run_program = [&] {
     try {
+      s.reductions = std::make_unique<detail::Reductions>(*s.head, s.id, *s.options.scheduler, s.options.mapping,
+                                                          *s.options.reduction, s.operators);
       Head head(s);
       program(head);
       if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
@@ -382,6 +429,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   if (lost) {
     // The lost worker cannot take part in a clean shutdown; the program is told and should MPI_Abort.
     replicated = nullptr;
+    s.reductions.reset();
     s.head.reset();
     std::rethrow_exception(error);
   }
@@ -399,6 +447,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   // A worker's failure reported after the program's last wait() (serving a release, say) is still raised.
   if (s.head && !error) error = s.head->failure();
   replicated = nullptr;
+  s.reductions.reset();
   s.head.reset();
   if (error) std::rethrow_exception(error);
 }
@@ -408,18 +457,18 @@ Data Head::data(std::span<std::byte> bytes, std::string name, std::optional<int>
   if (owner && (*owner < 0 || *owner >= workers))
     throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(*owner) +
                                             " is not a worker (0.." + std::to_string(workers - 1) + ")");
-  return state_.head->data(bytes, std::move(name), owner.value_or(0));
+  return state_.reductions->data(bytes, std::move(name), owner.value_or(0));
 }
-void Head::enter(Data d) { state_.head->enter(d); }
-void Head::read(Data d) { state_.head->read(d, false); }
-void Head::exit(Data d) { state_.head->read(d, true); }
+void Head::enter(Data d) { state_.reductions->enter(d); }
+void Head::read(Data d) { state_.reductions->read(d, false); }
+void Head::exit(Data d) { state_.reductions->read(d, true); }
 std::uint64_t Head::submit(std::string_view kernel, std::initializer_list<Use> uses, Arguments arguments,
                            TaskOptions options) {
-  return state_.head->submit(kernel, std::span(uses.begin(), uses.size()), std::move(arguments), options);
+  return state_.reductions->submit(kernel, std::span(uses.begin(), uses.size()), std::move(arguments), options);
 }
 std::uint64_t Head::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                            TaskOptions options) {
-  return state_.head->submit(kernel, uses, std::move(arguments), options);
+  return state_.reductions->submit(kernel, uses, std::move(arguments), options);
 }
 void Head::wait() { state_.head->wait(); }
 int Head::workers() const noexcept { return state_.head->workers(); }

@@ -32,6 +32,7 @@
 #include <herald/error.hpp>
 #include <herald/runtime/access.hpp>
 #include <herald/runtime/broadcast.hpp>
+#include <herald/runtime/reduction.hpp>
 #include <herald/runtime/scheduling.hpp>
 
 #include <mpi.h>
@@ -53,7 +54,9 @@ namespace herald::runtime {
 namespace detail {
 class HeadState;
 class ReplicatedState;
+class Reductions;
 }
+class Head;
 
 // A data handle: a small value naming a buffer the head registered. Valid on the Head that made it.
 class Data {
@@ -62,23 +65,32 @@ class Data {
   std::size_t bytes() const noexcept { return bytes_; }
   std::uint32_t index() const noexcept { return index_; }
   bool valid() const noexcept { return owner_ != 0; }
+  // What it holds, as Head::data recorded it from the span's type: the built-in reductions need it.
+  Element element() const noexcept { return element_; }
 
  private:
   friend class detail::HeadState;
   friend class detail::ReplicatedState;
+  friend class detail::Reductions;
+  friend class Head;
   Data(std::uint64_t owner, std::uint32_t index, std::size_t bytes) : owner_(owner), index_(index), bytes_(bytes) {}
   std::uint64_t owner_ = 0;
   std::uint32_t index_ = 0;
   std::size_t bytes_ = 0;
+  Element element_ = Element::bytes;
 };
 
 struct Use {
   Data data;
   Mode mode = Mode::in;
+  std::string_view op{};  // Mode::reduce: the operator, "sum", "min", "max" or one of Runtime::reduction's
 };
 inline Use in(Data d) { return {d, Mode::in}; }
 inline Use out(Data d) { return {d, Mode::out}; }
 inline Use inout(Data d) { return {d, Mode::inout}; }
+// A contribution to `d` under `op` (docs/runtime.md, "Reductions"): the kernel sees a partial it reads and
+// writes (TaskContext::out), to which it adds its contribution; the partials meet when `d` is next used.
+inline Use reduce(Data d, std::string_view op) { return {d, Mode::reduce, op}; }
 
 // A task's by-value arguments: bytes copied at submit.
 using Arguments = std::vector<std::byte>;
@@ -223,6 +235,8 @@ struct Options {
   // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
   // that one. Unset: HERALD_TRACE, else none; empty: none.
   std::optional<std::string> trace{};
+  // How the ranks' partials of a reduction meet; unset: HERALD_RUNTIME_REDUCE (tree, all_to_one), else tree.
+  std::optional<ReductionStrategy> reduction{};
 };
 
 struct Statistics {
@@ -257,6 +271,30 @@ class Runtime {
   // Registers a kernel under `name` on this rank; every rank that may run it must register it before
   // run(). A task naming a kernel some worker lacks is refused at submit.
   void kernel(std::string name, Kernel kernel, KernelCost cost = {});
+  // Registers a reduction operator under `name` for reduce(data, name), on every rank before run(), as
+  // kernels are. The built-in "sum", "min" and "max" need no registration.
+  void reduction(std::string name, Initializer identity, Combiner combine);
+  // The same, element by element over T: every element starts at `identity`, and `combine(into, from)`
+  // folds one element into another (OpenMP's `declare reduction` with its initializer).
+  template <class T, class F>
+  void reduction(std::string name, T identity, F combine) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    reduction(
+        std::move(name),
+        Initializer([identity](std::span<std::byte> partial) {
+          for (std::size_t at = 0; at + sizeof(T) <= partial.size(); at += sizeof(T))
+            std::memcpy(partial.data() + at, &identity, sizeof(T));
+        }),
+        Combiner([combine](std::span<std::byte> into, std::span<const std::byte> from) {
+          for (std::size_t at = 0; at + sizeof(T) <= into.size(); at += sizeof(T)) {
+            T a, b;
+            std::memcpy(&a, into.data() + at, sizeof(T));
+            std::memcpy(&b, from.data() + at, sizeof(T));
+            combine(a, static_cast<const T&>(b));
+            std::memcpy(into.data() + at, &a, sizeof(T));
+          }
+        }));
+  }
 
   // Collective. Head control: rank 0 runs `program` with the head; every other rank serves as a worker
   // until it returns (or throws: the exception is rethrown on rank 0 once the workers have been released).
@@ -296,7 +334,9 @@ class Head {
   template <class T>
   Data data(std::span<T> values, std::string name, std::optional<int> owner = {}) {
     static_assert(std::is_trivially_copyable_v<T>);
-    return data(std::as_writable_bytes(values), std::move(name), owner);
+    Data d = data(std::as_writable_bytes(values), std::move(name), owner);
+    d.element_ = element_of<T>();
+    return d;
   }
   // The buffer's current contents become the data's value; workers get it when a task needs it. Replicated
   // control: the owner's buffer.

@@ -1,0 +1,116 @@
+// The order in which a reduction's partials meet, and the built-in operators, without MPI.
+#include "reduction_tree.hpp"
+
+#include <herald/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <vector>
+
+namespace herald::runtime::detail {
+namespace {
+
+// Runs the steps over sets of contributions: every partial starts with its own; a step moves `from`'s set
+// into `into`'s. Fails on a partial folded twice, a folded partial used again, or a set combined twice.
+void check_folds_everything_once(std::size_t n, std::size_t root, ReductionStrategy strategy) {
+  SCOPED_TRACE("partials " + std::to_string(n) + ", root " + std::to_string(root) + ", " + to_string(strategy));
+  std::vector<std::multiset<std::size_t>> held(n);
+  for (std::size_t i = 0; i < n; ++i) held[i].insert(i);
+  std::vector<bool> gone(n, false);
+  const auto steps = combine_steps(n, root, strategy);
+  ASSERT_EQ(steps.size(), n - 1);
+  for (const CombineStep& s : steps) {
+    ASSERT_LT(s.into, n);
+    ASSERT_LT(s.from, n);
+    ASSERT_NE(s.into, s.from);
+    ASSERT_FALSE(gone[s.into]) << "partial " << s.into << " used after it was folded";
+    ASSERT_FALSE(gone[s.from]) << "partial " << s.from << " folded twice";
+    held[s.into].insert(held[s.from].begin(), held[s.from].end());
+    held[s.from].clear();
+    gone[s.from] = true;
+  }
+  std::multiset<std::size_t> all;
+  for (std::size_t i = 0; i < n; ++i) all.insert(i);
+  EXPECT_EQ(held[root], all);
+}
+
+TEST(CombineSteps, EveryPartialFoldedExactlyOnceForEveryCountAndRoot) {
+  for (std::size_t n = 1; n <= 64; ++n)
+    for (std::size_t root = 0; root < n; ++root)
+      for (auto strategy : {ReductionStrategy::tree, ReductionStrategy::all_to_one})
+        check_folds_everything_once(n, root, strategy);
+}
+
+TEST(CombineSteps, TheTreeTakesLogarithmicRounds) {
+  // A round: steps touching disjoint partials, in order. The binomial tree needs ceil(log2 n) of them.
+  for (std::size_t n = 2; n <= 64; ++n) {
+    const auto steps = combine_steps(n, n / 3, ReductionStrategy::tree);
+    std::vector<std::size_t> ready(n, 0);  // the round after which each partial is free again
+    std::size_t rounds = 0;
+    for (const CombineStep& s : steps) {
+      const std::size_t round = std::max(ready[s.into], ready[s.from]) + 1;
+      ready[s.into] = round;
+      rounds = std::max(rounds, round);
+    }
+    EXPECT_EQ(rounds, static_cast<std::size_t>(std::ceil(std::log2(static_cast<double>(n))))) << n << " partials";
+  }
+}
+
+TEST(CombineSteps, AllToOneFoldsIntoTheRootInRingOrder) {
+  const auto steps = combine_steps(5, 3, ReductionStrategy::all_to_one);
+  const std::vector<CombineStep> expected{{3, 4}, {3, 0}, {3, 1}, {3, 2}};
+  EXPECT_EQ(steps, expected);
+}
+
+TEST(BuiltinOperators, IdentitiesAndCombines) {
+  std::vector<double> a(3), b{1.5, -2.0, 4.0};
+  builtin_identity(BuiltinOp::sum, Element::f64, std::as_writable_bytes(std::span(a)));
+  EXPECT_EQ(a, (std::vector<double>{0, 0, 0}));
+  builtin_identity(BuiltinOp::min, Element::f64, std::as_writable_bytes(std::span(a)));
+  EXPECT_EQ(a[0], std::numeric_limits<double>::infinity());
+  builtin_combine(BuiltinOp::min, Element::f64, std::as_writable_bytes(std::span(a)), std::as_bytes(std::span(b)));
+  EXPECT_EQ(a, b);
+  std::vector<std::int32_t> i(2), j{-7, 9};
+  builtin_identity(BuiltinOp::max, Element::i32, std::as_writable_bytes(std::span(i)));
+  EXPECT_EQ(i[0], std::numeric_limits<std::int32_t>::lowest());
+  builtin_combine(BuiltinOp::max, Element::i32, std::as_writable_bytes(std::span(i)), std::as_bytes(std::span(j)));
+  EXPECT_EQ(i, j);
+  std::vector<std::uint16_t> u{65535, 1}, v{1, 2};
+  builtin_combine(BuiltinOp::sum, Element::u16, std::as_writable_bytes(std::span(u)), std::as_bytes(std::span(v)));
+  EXPECT_EQ(u, (std::vector<std::uint16_t>{0, 3}));  // unsigned wraps, as in C++
+  BuiltinOp op{};
+  EXPECT_TRUE(builtin_op("max", op));
+  EXPECT_EQ(op, BuiltinOp::max);
+  EXPECT_FALSE(builtin_op("prod", op));
+}
+
+TEST(ReductionStrategy, NamesRoundTripAndBadOnesAreNamed) {
+  EXPECT_EQ(reduction_strategy_from_string("all_to_one"), ReductionStrategy::all_to_one);
+  EXPECT_EQ(reduction_strategy_from_string("tree"), ReductionStrategy::tree);
+  try {
+    reduction_strategy_from_string("tre", "HERALD_RUNTIME_REDUCE");
+    FAIL() << "accepted 'tre'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("HERALD_RUNTIME_REDUCE 'tre'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tree"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Element, OfTheArithmeticTypes) {
+  static_assert(element_of<double>() == Element::f64);
+  static_assert(element_of<const float>() == Element::f32);
+  static_assert(element_of<std::int64_t>() == Element::i64);
+  static_assert(element_of<unsigned char>() == Element::u8);
+  static_assert(element_of<bool>() == Element::bytes);
+  struct Pair { int a, b; };
+  static_assert(element_of<Pair>() == Element::bytes);
+  EXPECT_EQ(element_size(Element::i16), 2U);
+  EXPECT_STREQ(to_string(Element::f64), "double");
+}
+
+}  // namespace
+}  // namespace herald::runtime::detail
