@@ -77,7 +77,7 @@ constexpr std::array table = {
             "how a version read on several workers that lack it moves", "HERALD_RT_BCAST"},
     Setting{"HERALD_RUNTIME_BCAST_SYNC", switch_, "0", "", "runtime",
             "a broadcast's recipients run no task reading it until every recipient has it", "HERALD_RT_BCAST_SYNC"},
-    Setting{"HERALD_RUNTIME_REDUCE", choice, "tree", "tree|all_to_one", "runtime",
+    Setting{"HERALD_RUNTIME_REDUCE", choice, "auto", "tree|all_to_one|scatter|auto", "runtime",
             "how the ranks' partials of a reduction meet", ""},
     Setting{"HERALD_RUNTIME_SPREAD_FORWARDING", switch_, "0", "", "runtime",
             "1: dynbcast's trees spread the forwarding over the ranks by what each has sent", ""},

@@ -17,6 +17,10 @@ class Endpoint;
 
 namespace herald::runtime::detail {
 
+// A task without a cost model or measured history is priced at this, so that HEFT spreads independent
+// tasks before anything has been measured.
+inline constexpr double unknown_task_seconds = 1.0e-5;
+
 // How a control runs, from the runtime's options: the same for both.
 struct ControlSettings {
   Scheduler scheduler = Scheduler::heft;

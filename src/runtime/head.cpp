@@ -13,9 +13,6 @@
 namespace herald::runtime::detail {
 namespace {
 
-// A task without a cost model or measured history is priced at this, so that HEFT spreads independent
-// tasks before anything has been measured.
-constexpr double unknown_task_seconds = 1.0e-5;
 // How often the head looks for silent workers while it waits.
 constexpr double liveness_check_seconds = 0.05;
 

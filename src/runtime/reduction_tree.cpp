@@ -4,6 +4,7 @@
 #include <herald/settings.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -46,7 +47,8 @@ const char* to_string(Element e) noexcept {
 
 ReductionStrategy reduction_strategy_from_string(std::string_view text, std::string_view what) {
   std::vector<std::string_view> choices;
-  for (ReductionStrategy s : {ReductionStrategy::tree, ReductionStrategy::all_to_one}) {
+  for (ReductionStrategy s : {ReductionStrategy::tree, ReductionStrategy::all_to_one, ReductionStrategy::scatter,
+                              ReductionStrategy::automatic}) {
     if (text == to_string(s)) return s;
     choices.emplace_back(to_string(s));
   }
@@ -54,7 +56,13 @@ ReductionStrategy reduction_strategy_from_string(std::string_view text, std::str
 }
 
 const char* to_string(ReductionStrategy s) noexcept {
-  return s == ReductionStrategy::tree ? "tree" : "all_to_one";
+  switch (s) {
+    case ReductionStrategy::tree: return "tree";
+    case ReductionStrategy::all_to_one: return "all_to_one";
+    case ReductionStrategy::scatter: return "scatter";
+    case ReductionStrategy::automatic: return "auto";
+  }
+  return "?";
 }
 
 namespace detail {
@@ -72,6 +80,47 @@ std::vector<CombineStep> combine_steps(std::size_t partials, std::size_t root, R
   for (std::size_t mask = 1; mask < partials; mask <<= 1)
     for (std::size_t v = 0; v + mask < partials; v += 2 * mask) steps.push_back({at(v), at(v + mask)});
   return steps;
+}
+
+std::vector<std::size_t> piece_sizes(std::size_t bytes, std::size_t element_bytes, std::size_t pieces) {
+  std::vector<std::size_t> sizes(pieces, 0);
+  if (pieces == 0) return sizes;
+  const std::size_t unit = std::max<std::size_t>(element_bytes, 1);
+  const std::size_t elements = bytes / unit;
+  for (std::size_t i = 0; i < pieces; ++i) sizes[i] = (elements / pieces + (i < elements % pieces ? 1 : 0)) * unit;
+  sizes.back() += bytes - elements * unit;  // a tail shorter than an element (untyped data): the last piece's
+  return sizes;
+}
+
+double reduction_seconds(ReductionStrategy strategy, std::size_t partials, std::size_t bytes, const Link& link,
+                         double task_seconds) {
+  const auto m = static_cast<double>(partials);
+  const double whole = link.beta * static_cast<double>(bytes);
+  if (partials < 2) return task_seconds;
+  switch (strategy) {
+    case ReductionStrategy::all_to_one: return link.alpha + (m - 1) * (whole + link.alpha) + task_seconds;
+    case ReductionStrategy::scatter:
+      // Two phases (each rank's piece from every partial, then the pieces to one rank); in each, a link
+      // carries (m - 1)/m of the datum in m - 1 messages, and three tasks stand on the way.
+      return 2 * (link.alpha + (m - 1) / m * whole + (m - 1) * link.alpha) + 3 * task_seconds;
+    case ReductionStrategy::tree:
+    case ReductionStrategy::automatic: break;
+  }
+  return std::ceil(std::log2(m)) * (link.alpha + whole + task_seconds);
+}
+
+ReductionStrategy resolve_reduction(ReductionStrategy strategy, std::size_t partials, std::size_t bytes,
+                                   bool elementwise, const Link& link, double task_seconds) {
+  if (strategy == ReductionStrategy::scatter && !elementwise) return ReductionStrategy::tree;
+  if (strategy != ReductionStrategy::automatic) return strategy;
+  ReductionStrategy best = ReductionStrategy::tree;
+  double best_seconds = reduction_seconds(best, partials, bytes, link, task_seconds);
+  for (ReductionStrategy s : {ReductionStrategy::all_to_one, ReductionStrategy::scatter}) {
+    if (s == ReductionStrategy::scatter && !elementwise) continue;
+    const double seconds = reduction_seconds(s, partials, bytes, link, task_seconds);
+    if (seconds < best_seconds) best = s, best_seconds = seconds;
+  }
+  return best;
 }
 
 bool builtin_op(std::string_view name, BuiltinOp& op) noexcept {

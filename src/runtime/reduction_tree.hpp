@@ -3,6 +3,7 @@
 #pragma once
 
 #include <herald/runtime/reduction.hpp>
+#include <herald/runtime/scheduling.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,21 @@ struct CombineStep {
 // `root`, in index order from root + 1 round the ring. The order depends only on the arguments, so that
 // floating-point results are the same run to run.
 std::vector<CombineStep> combine_steps(std::size_t partials, std::size_t root, ReductionStrategy strategy);
+
+// ReductionStrategy::scatter's pieces: `bytes` cut into `pieces` runs of whole elements of `element_bytes`,
+// as even as whole elements allow (the first ones one element longer); their sizes, in order, summing to
+// `bytes`. Some are empty when there are fewer elements than pieces.
+std::vector<std::size_t> piece_sizes(std::size_t bytes, std::size_t element_bytes, std::size_t pieces);
+
+// What each strategy is priced at under `link`, for `partials` partials of `bytes`: tree, ceil(log2 m)
+// rounds of a whole partial; all_to_one, m - 1 partials into one link; scatter, twice (m - 1)/m of the
+// datum through each link. Every task on the way costs `task_seconds` and every message `link.alpha`.
+double reduction_seconds(ReductionStrategy strategy, std::size_t partials, std::size_t bytes, const Link& link,
+                         double task_seconds);
+// ReductionStrategy::automatic resolved: the cheapest of the three (scatter only where `elementwise`);
+// ties go to tree. Any other strategy is returned as given, scatter as tree where not `elementwise`.
+ReductionStrategy resolve_reduction(ReductionStrategy strategy, std::size_t partials, std::size_t bytes,
+                                   bool elementwise, const Link& link, double task_seconds);
 
 // The built-in operators on `element`.
 enum class BuiltinOp : std::uint8_t { sum, min, max };

@@ -11,34 +11,16 @@
 namespace herald::runtime::detail {
 
 Reductions::Reductions(Coordinator& control, std::uint64_t runtime, Scheduler scheduler, Mapping mapping,
-                       ReductionStrategy strategy, std::vector<std::string> operators)
+                       ReductionStrategy strategy, Link link, std::vector<Operator> operators)
     : control_(control), runtime_(runtime), scheduler_(scheduler), mapping_(std::move(mapping)), strategy_(strategy),
-      operators_(std::move(operators)) {}
+      link_(link), operators_(std::move(operators)) {}
 
-Data Reductions::data(std::span<std::byte> bytes, std::string name, int owner) {
-  const Data d = control_.data(bytes, name, owner);
-  if (data_.size() <= d.index_) data_.resize(d.index_ + 1);
-  Datum& datum = data_[d.index_];
-  datum.buffer = bytes;
-  datum.name = std::move(name);
-  datum.owner = owner;
-  return d;
-}
-
-Reductions::Datum* Reductions::reduced(const Data& d) {
-  if (d.owner_ != runtime_ || d.index_ >= data_.size() || !data_[d.index_].open) return nullptr;
-  return &data_[d.index_];
-}
-
-void Reductions::enter(Data d) {
-  fold(d);
-  control_.enter(d);
-  if (d.owner_ == runtime_ && d.index_ < data_.size()) data_[d.index_].valued = true;
-}
-
-void Reductions::read(Data d, bool exit) {
-  fold(d);
-  control_.read(d, exit);
+std::size_t Reductions::elementwise(std::string_view op, Element element) const {
+  BuiltinOp builtin{};
+  if (builtin_op(op, builtin)) return element_size(element);
+  for (const Operator& o : operators_)
+    if (o.name == op) return o.element_bytes;
+  return 0;
 }
 
 std::string Reductions::kernel_of(std::string_view base, std::string_view op) const {
@@ -53,8 +35,39 @@ Arguments Reductions::operator_arguments(std::string_view op, Element element) c
   return arguments(builtin, element);
 }
 
+Data Reductions::data(std::span<std::byte> bytes, std::string name, int owner) {
+  const Data d = control_.data(bytes, name, owner);
+  if (data_.size() <= d.index_) data_.resize(d.index_ + 1);
+  Datum& datum = data_[d.index_];
+  datum.buffer = bytes;
+  datum.name = std::move(name);
+  datum.owner = owner;
+  return d;
+}
+
+Data Reductions::internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker) {
+  Data made = control_.data(bytes, d.name + "." + name, static_cast<int>(worker));
+  made.element_ = d.element;
+  return made;
+}
+
+void Reductions::enter(Data d) {
+  fold(d);
+  control_.enter(d);
+  if (ours(d)) {
+    datum(d).valued = true;
+    datum(d).scattered = false;  // the entered value replaces the pieces'
+  }
+}
+
+void Reductions::read(Data d, bool exit) {
+  fold(d);
+  if (ours(d) && datum(d).scattered) assemble(d, datum(d));
+  control_.read(d, exit);
+}
+
 void Reductions::check_operator(const Use& use, std::string_view task) const {
-  const std::string name = use.data.index_ < data_.size() ? data_[use.data.index_].name : "?";
+  const std::string& name = data_[use.data.index_].name;
   BuiltinOp builtin{};
   if (builtin_op(use.op, builtin)) {
     if (use.data.element_ == Element::bytes)
@@ -63,124 +76,208 @@ void Reductions::check_operator(const Use& use, std::string_view task) const {
                                               "' from a span of an arithmetic type (Head::data(std::span<T>))");
     return;
   }
-  if (std::find(operators_.begin(), operators_.end(), use.op) != operators_.end()) return;
+  if (std::any_of(operators_.begin(), operators_.end(), [&](const Operator& o) { return o.name == use.op; })) return;
   std::vector<std::string_view> known{"sum", "min", "max"};
-  known.insert(known.end(), operators_.begin(), operators_.end());
+  for (const Operator& o : operators_) known.push_back(o.name);
   std::string message = std::string(task) + ": reduce(data '" + name + "', '" + std::string(use.op) +
                         "'): no reduction operator '" + std::string(use.op) + "' (built in: sum, min, max; " +
-                        (operators_.empty() ? std::string("none registered") : "registered: " + std::to_string(operators_.size())) + ")";
+                        (operators_.empty() ? std::string("none registered") : std::to_string(operators_.size()) + " registered") + ")";
   if (const auto near = nearest_name(use.op, known); !near.empty()) message += "; did you mean '" + std::string(near) + "'?";
   throw Error(Errc::invalid_argument, message);
 }
 
-std::size_t Reductions::slot(const TaskInfo& info, std::span<const Use> uses, const TaskOptions& options, Datum& target) {
-  const auto workers = static_cast<std::size_t>(control_.workers());
-  if (scheduler_ == Scheduler::mapped) return *chosen_worker(scheduler_, info, options.worker, mapping_, {});
-  if (scheduler_ == Scheduler::owner) {
-    // Owner computes: where the data it writes otherwise lives, else the first it reads.
-    for (const Use& u : uses)
-      if (u.mode == Mode::out || u.mode == Mode::inout) return static_cast<std::size_t>(data_[u.data.index_].owner);
-    for (const Use& u : uses)
-      if (u.mode == Mode::in) return static_cast<std::size_t>(data_[u.data.index_].owner);
-  }
-  if (options.worker && *options.worker >= 0 && static_cast<std::size_t>(*options.worker) < workers)
-    return static_cast<std::size_t>(*options.worker);
-  return target.contributions % workers;  // spread: one partial a worker, in submission order
-}
-
-std::uint64_t Reductions::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
-                                 TaskOptions options) {
-  const bool any = std::any_of(uses.begin(), uses.end(), [](const Use& u) { return u.mode == Mode::reduce; });
-  // A datum used otherwise has its open reduction folded first, so the task sees its result.
-  for (const Use& u : uses)
-    if (u.mode != Mode::reduce) fold(u.data);
-  if (!any) {
-    const std::uint64_t id = control_.submit(kernel, uses, std::move(arguments), options);
-    for (const Use& u : uses)
-      if (writes(u.mode) && u.data.owner_ == runtime_ && u.data.index_ < data_.size()) data_[u.data.index_].valued = true;
-    return id;
-  }
-  // Checked before anything is recorded: the handles, the operators, a datum named twice.
-  const TaskInfo info{control_.next_task(), kernel, uses, options.priority, control_.workers()};
-  const auto task = [&] { return task_name(info.task, kernel); };
+void Reductions::check(std::string_view kernel, std::span<const Use> uses) const {
+  const auto task = [&] { return task_name(control_.next_task(), kernel); };
   for (std::size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
-    if (u.data.owner_ != runtime_ || u.data.index_ >= data_.size())
-      throw Error(Errc::invalid_argument, task() + ": a use of a data handle this runtime never registered");
+    if (!ours(u.data)) throw Error(Errc::invalid_argument, task() + ": a use of a data handle this runtime never registered");
     if (u.mode == Mode::reduce) check_operator(u, task());
     for (std::size_t j = 0; j < i; ++j)
       if (uses[j].data.index_ == u.data.index_)
         throw Error(Errc::invalid_argument, task() + " names data '" + data_[u.data.index_].name +
                                                 "' twice; use one access with mode inout");
   }
+}
+
+std::optional<std::size_t> Reductions::known_worker(std::string_view kernel, std::span<const Use> uses,
+                                                    const TaskOptions& options) const {
+  if (scheduler_ == Scheduler::mapped) {
+    const TaskInfo info{control_.next_task(), kernel, uses, options.priority, control_.workers()};
+    return chosen_worker(scheduler_, info, options.worker, mapping_, {});
+  }
+  if (scheduler_ != Scheduler::owner) return std::nullopt;
+  // Owner computes, as the controls decide it for the lowered task: the owner of the first datum it writes
+  // (a contribution's partial is made that worker's), else of the first it reads.
+  for (const Use& u : uses)
+    if (u.mode == Mode::out || u.mode == Mode::inout) return static_cast<std::size_t>(data_[u.data.index_].owner);
+  for (const Use& u : uses)
+    if (u.mode == Mode::in) return static_cast<std::size_t>(data_[u.data.index_].owner);
+  return std::nullopt;
+}
+
+Data Reductions::contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options) {
+  Datum& d = datum(use.data);
+  if (d.open && (d.op != use.op || d.element != use.data.element_)) fold(use.data);  // another operator: the first ends
+  if (d.scattered) assemble(use.data, d);  // the new reduction adds to the value whole
+  const auto workers = static_cast<std::size_t>(control_.workers());
+  if (!d.open) {
+    d.open = true;
+    d.op = std::string(use.op);
+    d.element = use.data.element_;
+    d.started.assign(workers, false);
+    d.contributions = 0;
+  }
+  // The partial: the task's worker where known; else the one it names (a hint HEFT may overrule); else the
+  // next, so that contributions spread one partial a worker.
+  std::size_t w = d.contributions % workers;
+  if (worker) w = *worker;
+  else if (options.worker && *options.worker >= 0 && static_cast<std::size_t>(*options.worker) < workers)
+    w = static_cast<std::size_t>(*options.worker);
+  ++d.contributions;
+  if (d.partials.size() < workers) d.partials.resize(workers);
+  if (!d.partials[w].valid()) d.partials[w] = internal(d, d.buffer, "partial" + std::to_string(w), w);
+  if (!d.started[w]) {
+    const Use fresh[] = {out(d.partials[w])};
+    control_.submit(kernel_of(identity_kernel, d.op), fresh, operator_arguments(d.op, d.element),
+                    {.priority = options.priority, .worker = static_cast<int>(w)});
+    d.started[w] = true;
+  }
+  return d.partials[w];
+}
+
+std::uint64_t Reductions::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+                                 TaskOptions options) {
+  const bool involved = std::any_of(uses.begin(), uses.end(), [&](const Use& u) {
+    return u.mode == Mode::reduce || (ours(u.data) && (datum(u.data).open || datum(u.data).scattered));
+  });
+  if (!involved) {
+    const std::uint64_t id = control_.submit(kernel, uses, std::move(arguments), options);
+    for (const Use& u : uses)
+      if (writes(u.mode) && ours(u.data)) datum(u.data).valued = true;
+    return id;
+  }
+  check(kernel, uses);  // before anything is recorded
+  const std::optional<std::size_t> worker = known_worker(kernel, uses, options);
+  // Data used otherwise have their open reductions folded first, so the task sees the results.
+  for (const Use& u : uses)
+    if (u.mode != Mode::reduce) fold(u.data);
   lowered_.assign(uses.begin(), uses.end());
   for (Use& u : lowered_) {
-    if (u.mode != Mode::reduce) continue;
-    Datum* open = reduced(u.data);
-    if (open && (open->op != u.op || open->element != u.data.element_)) {
-      fold(u.data);  // another operator: the first reduction ends here
-      open = nullptr;
+    Datum& d = datum(u.data);
+    if (u.mode == Mode::reduce) {
+      u = inout(contribute(u, worker, options));
+    } else if (d.scattered) {
+      if (u.mode == Mode::out) d.scattered = false;  // overwritten: the pieces are moot
+      else if (u.mode == Mode::in && worker) u = in(copy_on(d, *worker));
+      else assemble(u.data, d);
     }
-    Datum& d = data_[u.data.index_];
-    if (!open) {
-      d.open = true;
-      d.op = std::string(u.op);
-      d.element = u.data.element_;
-      d.started.assign(static_cast<std::size_t>(control_.workers()), false);
-      d.contributions = 0;
-    }
-    const std::size_t w = slot(info, uses, options, d);
-    ++d.contributions;
-    if (d.partials.size() <= w) d.partials.resize(static_cast<std::size_t>(control_.workers()));
-    if (!d.partials[w].valid()) {
-      d.partials[w] = control_.data(d.buffer, d.name + ".partial" + std::to_string(w), static_cast<int>(w));
-      d.partials[w].element_ = d.element;
-    }
-    if (!d.started[w]) {
-      const Use fresh[] = {out(d.partials[w])};
-      control_.submit(kernel_of(identity_kernel, d.op), fresh, operator_arguments(d.op, d.element),
-                      {.priority = options.priority, .worker = static_cast<int>(w)});
-      d.started[w] = true;
-    }
-    u = inout(d.partials[w]);
-    if (scheduler_ == Scheduler::mapped) options.worker = static_cast<int>(w);
   }
+  if (scheduler_ == Scheduler::mapped && worker) options.worker = static_cast<int>(*worker);
   const std::uint64_t id = control_.submit(kernel, lowered_, std::move(arguments), options);
   for (const Use& u : uses)
-    if ((u.mode == Mode::out || u.mode == Mode::inout) && u.data.index_ < data_.size()) data_[u.data.index_].valued = true;
+    if (u.mode == Mode::out || u.mode == Mode::inout) datum(u.data).valued = true;
   return id;
 }
 
 void Reductions::fold(const Data& target) {
-  Datum* d = reduced(target);
-  if (!d) return;
-  d->open = false;
+  if (!ours(target) || !datum(target).open) return;
+  Datum& d = datum(target);
+  d.open = false;
   std::vector<std::size_t> used;  // the workers holding a partial, in order
-  for (std::size_t w = 0; w < d->started.size(); ++w)
-    if (d->started[w]) used.push_back(w);
-  const auto owner = std::find(used.begin(), used.end(), static_cast<std::size_t>(d->owner));
+  for (std::size_t w = 0; w < d.started.size(); ++w)
+    if (d.started[w]) used.push_back(w);
+  const auto owner = std::find(used.begin(), used.end(), static_cast<std::size_t>(d.owner));
   const std::size_t root = owner == used.end() ? 0 : static_cast<std::size_t>(owner - used.begin());
-  const std::string combine = kernel_of(combine_kernel, d->op);
-  const Arguments how = operator_arguments(d->op, d->element);
+  const std::string combine = kernel_of(combine_kernel, d.op);
+  const Arguments how = operator_arguments(d.op, d.element);
+  const ReductionStrategy strategy = resolve_reduction(strategy_, used.size(), target.bytes_,
+                                                       elementwise(d.op, d.element) > 0, link_, unknown_task_seconds);
+  if (strategy == ReductionStrategy::scatter && used.size() > 1) {
+    d.used = std::move(used);
+    d.root = root;
+    return scatter(d, target, how);
+  }
   const auto worker = [&](std::size_t i) { return static_cast<int>(used[i]); };
-  if (!d->valued) {
+  if (!d.valued) {
     // Nothing to add the partials to: the datum starts at the identity.
     const Use fresh[] = {out(target)};
-    control_.submit(kernel_of(identity_kernel, d->op), fresh, how, {.worker = worker(root)});
-    d->valued = true;
+    control_.submit(kernel_of(identity_kernel, d.op), fresh, how, {.worker = worker(root)});
+    d.valued = true;
   }
   std::vector<Use> last{inout(target)};
-  if (strategy_ == ReductionStrategy::tree) {
-    for (const CombineStep& s : combine_steps(used.size(), root, strategy_)) {
-      const Use pair[] = {inout(d->partials[used[s.into]]), in(d->partials[used[s.from]])};
+  if (strategy == ReductionStrategy::tree) {
+    for (const CombineStep& s : combine_steps(used.size(), root, strategy)) {
+      const Use pair[] = {inout(d.partials[used[s.into]]), in(d.partials[used[s.from]])};
       control_.submit(combine, pair, how, {.worker = worker(s.into)});
     }
-    last.push_back(in(d->partials[used[root]]));
+    last.push_back(in(d.partials[used[root]]));
   } else {
-    last.push_back(in(d->partials[used[root]]));
-    for (const CombineStep& s : combine_steps(used.size(), root, strategy_)) last.push_back(in(d->partials[used[s.from]]));
+    last.push_back(in(d.partials[used[root]]));
+    for (const CombineStep& s : combine_steps(used.size(), root, strategy)) last.push_back(in(d.partials[used[s.from]]));
   }
   control_.submit(combine, last, how, {.worker = worker(root)});
+}
+
+void Reductions::scatter(Datum& d, const Data& target, const Arguments& how) {
+  // Piece p of the value is combined on the p-th contributing worker, from piece p of every partial and of
+  // the value before (if any); the value then lives in those pieces.
+  const std::size_t m = d.used.size();
+  const auto sizes = piece_sizes(target.bytes_, elementwise(d.op, d.element), m);
+  const auto workers = static_cast<std::size_t>(control_.workers());
+  if (d.pieces_of != m) {
+    d.pieces.assign(workers, {});
+    d.value_pieces.clear();
+    d.pieces_of = m;
+  }
+  const auto cut = [&](std::vector<Data>& into, const std::string& of) {
+    std::size_t at = 0;
+    for (std::size_t p = 0; p < m; ++p) {
+      into.push_back(internal(d, d.buffer.subspan(at, sizes[p]), "piece" + std::to_string(p) + ".of" + of, d.used[p]));
+      at += sizes[p];
+    }
+  };
+  const auto split = [&](const Data& whole, std::span<const Data> pieces, std::size_t worker) {
+    std::vector<Use> uses{in(whole)};
+    for (const Data& piece : pieces) uses.push_back(out(piece));
+    control_.submit(split_kernel, uses, {}, {.worker = static_cast<int>(worker)});
+  };
+  for (std::size_t u : d.used) {
+    if (d.pieces[u].empty()) cut(d.pieces[u], std::to_string(u));
+    split(d.partials[u], d.pieces[u], u);
+  }
+  if (d.valued) {
+    if (d.value_pieces.empty()) cut(d.value_pieces, "value");
+    split(target, d.value_pieces, static_cast<std::size_t>(d.owner));
+  }
+  const std::string combine = kernel_of(combine_kernel, d.op);
+  for (std::size_t p = 0; p < m; ++p) {
+    std::vector<Use> uses{inout(d.pieces[d.used[p]][p])};
+    for (std::size_t k = 1; k < m; ++k) uses.push_back(in(d.pieces[d.used[(p + k) % m]][p]));
+    if (d.valued) uses.push_back(in(d.value_pieces[p]));
+    control_.submit(combine, uses, how, {.worker = static_cast<int>(d.used[p])});
+  }
+  d.valued = true;
+  d.scattered = true;
+  d.assembled.assign(workers, false);
+}
+
+void Reductions::assemble(const Data& target, Datum& d) {
+  std::vector<Use> uses{out(target)};
+  for (std::size_t p = 0; p < d.used.size(); ++p) uses.push_back(in(d.pieces[d.used[p]][p]));
+  control_.submit(assemble_kernel, uses, {}, {.worker = static_cast<int>(d.used[d.root])});
+  d.scattered = false;
+}
+
+Data Reductions::copy_on(Datum& d, std::size_t worker) {
+  if (d.copies.size() <= worker) d.copies.resize(static_cast<std::size_t>(control_.workers()));
+  if (!d.copies[worker].valid()) d.copies[worker] = internal(d, d.buffer, "copy" + std::to_string(worker), worker);
+  if (!d.assembled[worker]) {
+    std::vector<Use> uses{out(d.copies[worker])};
+    for (std::size_t p = 0; p < d.used.size(); ++p) uses.push_back(in(d.pieces[d.used[p]][p]));
+    control_.submit(assemble_kernel, uses, {}, {.worker = static_cast<int>(worker)});
+    d.assembled[worker] = true;
+  }
+  return d.copies[worker];
 }
 
 }  // namespace herald::runtime::detail

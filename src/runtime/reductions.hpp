@@ -1,11 +1,15 @@
 // Reductions lowered to tasks, above both controls (docs/runtime.md, "Reductions"). A reduce(d, op) use
 // becomes an inout use of one of d's partials, one per worker, each started from op's identity by an
-// internal task; when d is next used otherwise (a task, enter, read or exit), internal combine tasks fold
-// the partials into d over a binomial tree (or all into one rank) from reduction_tree.hpp. Everything the
-// controls see is tasks with in, out and inout uses: they schedule, move, broadcast and trace a reduction as
-// any other work, and a reduction read on several ranks is a reduce followed by a broadcast: an allreduce.
-// Contributions go to partials by a fixed rule and combine in a fixed tree, so results are the same bits
-// run to run for the same ranks and submissions.
+// internal task. When d is next used otherwise (a task, enter, read or exit), internal tasks fold the
+// partials (reduction_tree.hpp): over a binomial tree, or all into one rank, into d itself; or, scatter,
+// each contributing worker combines one piece of d from every partial, and d's value stays in those
+// pieces until a use needs it whole. A task reading d on a worker known at submit (mapped and owner
+// scheduling) then reads a copy assembled on that worker from the pieces, so that a reduction read on every
+// worker moves as a reduce-scatter and an allgather do; any other use assembles d itself once, on one
+// worker. Everything the controls see is tasks with in, out and inout uses of internal kernels and data:
+// they schedule, move, broadcast and trace them as any other work. Contributions go to partials by a fixed
+// rule and combine in a fixed order, so results are the same bits run to run for the same workers and
+// submissions.
 #pragma once
 
 #include "coordinator.hpp"
@@ -24,15 +28,25 @@ namespace herald::runtime::detail {
 
 // The internal kernels: "herald.identity" and "herald.combine" take (BuiltinOp, Element) as arguments;
 // a user's operator NAME runs as "herald.identity:NAME" and "herald.combine:NAME". A combine folds every
-// input after the first access into the first, in access order.
+// input after the first access into the first, in access order. "herald.split" copies its input into its
+// outputs, piece after piece; "herald.assemble" copies its inputs into its output, piece after piece.
 inline constexpr std::string_view identity_kernel = "herald.identity";
 inline constexpr std::string_view combine_kernel = "herald.combine";
+inline constexpr std::string_view split_kernel = "herald.split";
+inline constexpr std::string_view assemble_kernel = "herald.assemble";
+
+// A user's operator as Runtime::reduction registered it: element_bytes > 0 when it works element by
+// element on elements of that size.
+struct Operator {
+  std::string name;
+  std::size_t element_bytes = 0;
+};
 
 class Reductions {
  public:
-  // `runtime`: the Runtime's number, which its handles carry; `operators`: the users' operator names.
+  // `runtime`: the Runtime's number, which its handles carry; `operators`: the users' operators.
   Reductions(Coordinator& control, std::uint64_t runtime, Scheduler scheduler, Mapping mapping,
-             ReductionStrategy strategy, std::vector<std::string> operators);
+             ReductionStrategy strategy, Link link, std::vector<Operator> operators);
 
   Data data(std::span<std::byte> bytes, std::string name, int owner);
   void enter(Data d);
@@ -41,10 +55,10 @@ class Reductions {
 
  private:
   struct Datum {
-    std::span<std::byte> buffer;  // the program's; its partials name it too, but never enter nor read it
+    std::span<std::byte> buffer;  // the program's; the internal data name parts of it, but never enter nor read it
     std::string name;
     int owner = 0;
-    bool valued = false;       // entered or written: the fold adds to its value
+    bool valued = false;         // entered or written: the fold adds to its value
     std::vector<Data> partials;  // per worker, made when first contributed to
     // The reduction open on it, if any: its operator, and which partials hold a contribution.
     bool open = false;
@@ -52,12 +66,33 @@ class Reductions {
     Element element = Element::bytes;
     std::vector<bool> started;
     std::size_t contributions = 0;
+    // scatter: pieces[w][p] is piece p of worker w's partial, value_pieces[p] of the datum's value before,
+    // for folds over `pieces_of` partials; while `scattered`, piece p of the value is pieces[used[p]][p].
+    std::vector<std::vector<Data>> pieces;
+    std::vector<Data> value_pieces;
+    std::size_t pieces_of = 0;
+    bool scattered = false;
+    std::vector<std::size_t> used;
+    std::size_t root = 0;
+    std::vector<Data> copies;    // per worker: the value assembled there for its readers
+    std::vector<bool> assembled;  // per worker: its copy holds the scattered value
   };
-  Datum* reduced(const Data& d);  // d's record when a reduction is open on it
-  void fold(const Data& d);
-  // The worker whose partial a contribution adds to.
-  std::size_t slot(const TaskInfo& info, std::span<const Use> uses, const TaskOptions& options, Datum& target);
+  Datum& datum(const Data& d) { return data_[d.index_]; }
+  bool ours(const Data& d) const noexcept { return d.owner_ == runtime_ && d.index_ < data_.size(); }
+  // Refuses what the controls cannot see: a foreign handle, an unknown operator, a datum named twice.
+  void check(std::string_view kernel, std::span<const Use> uses) const;
   void check_operator(const Use& use, std::string_view task) const;
+  // The worker a task runs on where the program or its data decide it at submit (mapped, owner).
+  std::optional<std::size_t> known_worker(std::string_view kernel, std::span<const Use> uses, const TaskOptions& options) const;
+  Data contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options);
+  void fold(const Data& d);
+  void scatter(Datum& d, const Data& target, const Arguments& how);
+  // The scattered value put together: into the datum itself on its root's worker, or into worker w's copy.
+  void assemble(const Data& target, Datum& d);
+  Data copy_on(Datum& d, std::size_t worker);
+  Data internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker);
+  // Bytes of an element `op` combines one at a time on data of `element`; 0: it needs the whole datum.
+  std::size_t elementwise(std::string_view op, Element element) const;
   Arguments operator_arguments(std::string_view op, Element element) const;
   std::string kernel_of(std::string_view base, std::string_view op) const;
 
@@ -66,7 +101,8 @@ class Reductions {
   Scheduler scheduler_;
   Mapping mapping_;
   ReductionStrategy strategy_;
-  std::vector<std::string> operators_;
+  Link link_;
+  std::vector<Operator> operators_;
   std::vector<Datum> data_;   // by handle index, the controls' own numbering
   std::vector<Use> lowered_;  // a submit's uses as the control sees them
 };

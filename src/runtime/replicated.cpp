@@ -17,8 +17,6 @@
 namespace herald::runtime::detail {
 namespace {
 
-// As the head prices a task with neither a cost model nor (here, never) a measured history.
-constexpr double unknown_task_seconds = 1.0e-5;
 // The statistics a wait() ends with, summed over the ranks: a failure somewhere, tasks, fetches, bytes;
 // then each rank's peak bytes.
 constexpr std::size_t statistic_fields = 4;

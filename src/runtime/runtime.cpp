@@ -129,7 +129,7 @@ struct Runtime::State {
   std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts, on `channel`: one send queue for all
   mpi::Communicator groups;                  // the parent of mpibcast's communicators
   std::vector<detail::KernelEntry> kernels;
-  std::vector<std::string> operators;  // Runtime::reduction's names
+  std::vector<detail::Operator> operators;  // Runtime::reduction's
   std::unique_ptr<detail::Coordinator> head;
   std::unique_ptr<detail::Reductions> reductions;  // above `head`, which the program's calls reach through it
   std::uint64_t id = ++runtimes_made;
@@ -218,7 +218,7 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
       options.spread_forwarding = parse_switch(*v, "HERALD_RUNTIME_SPREAD_FORWARDING");
   }
   if (!options.reduction) {
-    options.reduction = ReductionStrategy::tree;
+    options.reduction = ReductionStrategy::automatic;
     if (auto v = environment("HERALD_RUNTIME_REDUCE"))
       options.reduction = reduction_strategy_from_string(*v, "HERALD_RUNTIME_REDUCE");
   }
@@ -280,7 +280,7 @@ void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
   state_->kernels.push_back({std::move(name), std::move(kernel), std::move(cost)});
 }
 
-void Runtime::reduction(std::string name, Initializer identity, Combiner combine) {
+void Runtime::reduction(std::string name, Initializer identity, Combiner combine, std::size_t element_bytes) {
   if (state_->running) throw Error(Errc::invalid_argument, "reduction '" + name + "' registered while the runtime runs");
   if (!identity || !combine) throw Error(Errc::invalid_argument, "reduction '" + name + "' has an empty identity or combine");
   detail::BuiltinOp builtin{};
@@ -288,7 +288,7 @@ void Runtime::reduction(std::string name, Initializer identity, Combiner combine
     throw Error(Errc::invalid_argument, "reduction '" + name + "': the name must be new, not empty, without ':', "
                                         "and not a built-in (sum, min, max)");
   for (const auto& o : state_->operators)
-    if (o == name) throw Error(Errc::invalid_argument, "reduction '" + name + "' registered twice");
+    if (o.name == name) throw Error(Errc::invalid_argument, "reduction '" + name + "' registered twice");
   state_->kernels.push_back({std::string(detail::identity_kernel) + ":" + name,
                              [identity](TaskContext& t) { identity(t.out(0)); },
                              [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
@@ -297,7 +297,7 @@ void Runtime::reduction(std::string name, Initializer identity, Combiner combine
                                for (std::size_t i = 1; i < t.accesses(); ++i) combine(t.out(0), t.in(i));
                              },
                              combine_cost});
-  state_->operators.push_back(std::move(name));
+  state_->operators.push_back({std::move(name), element_bytes});
 }
 
 void Runtime::run(const std::function<void(Head&)>& program) {
@@ -338,6 +338,24 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                            const auto element = t.argument<Element>(1);
                            for (std::size_t i = 1; i < t.accesses(); ++i) detail::builtin_combine(op, element, t.out(0), t.in(i));
                          }, combine_cost});
+    s.kernels.push_back({std::string(detail::assemble_kernel), [](TaskContext& t) {
+                           const auto whole = t.out(0);
+                           std::size_t at = 0;
+                           for (std::size_t i = 1; i < t.accesses(); ++i) {
+                             const auto piece = t.in(i);
+                             if (!piece.empty()) std::memcpy(whole.data() + at, piece.data(), piece.size());
+                             at += piece.size();
+                           }
+                         }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
+    s.kernels.push_back({std::string(detail::split_kernel), [](TaskContext& t) {
+                           const auto whole = t.in(0);
+                           std::size_t at = 0;
+                           for (std::size_t i = 1; i < t.accesses(); ++i) {
+                             const auto piece = t.out(i);
+                             if (!piece.empty()) std::memcpy(piece.data(), whole.data() + at, piece.size());
+                             at += piece.size();
+                           }
+                         }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
   }
   auto names = gather_kernel_names(channel.comm(), s.kernels);
   detail::ReplicatedState* replicated = nullptr;
@@ -359,7 +377,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   const auto run_program = [&] {
     try {
       s.reductions = std::make_unique<detail::Reductions>(*s.head, s.id, *s.options.scheduler, s.options.mapping,
-                                                          *s.options.reduction, s.operators);
+                                                          *s.options.reduction, *s.options.link, s.operators);
       Head head(s);
       program(head);
       if (s.head->usable()) s.head->wait();  // whatever the program left unfinished

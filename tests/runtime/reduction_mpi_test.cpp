@@ -41,8 +41,17 @@ void register_kernels(Runtime& rt) {
   });
 }
 
-TEST(Reduction, IntegerSumsAreExactWithAndWithoutAValue) {
-  Runtime rt(MPI_COMM_WORLD);
+constexpr ReductionStrategy strategies[] = {ReductionStrategy::tree, ReductionStrategy::all_to_one,
+                                           ReductionStrategy::scatter, ReductionStrategy::automatic};
+
+class EveryStrategy : public ::testing::TestWithParam<ReductionStrategy> {};
+INSTANTIATE_TEST_SUITE_P(Reduction, EveryStrategy, ::testing::ValuesIn(strategies),
+                         [](const auto& info) { return std::string(to_string(info.param)) == "auto" ? std::string("automatic") : std::string(to_string(info.param)); });
+
+TEST_P(EveryStrategy, IntegerSumsAreExactWithAndWithoutAValue) {
+  Options options;
+  options.reduction = GetParam();
+  Runtime rt(MPI_COMM_WORLD, options);
   register_kernels(rt);
   std::vector<std::int64_t> fresh(1001, -1), entered(7, 100);
   const int tasks = 5 * rt.size() + 3;
@@ -57,6 +66,14 @@ TEST(Reduction, IntegerSumsAreExactWithAndWithoutAValue) {
     head.read(a);
     head.read(b);
     head.wait();
+    // The tasks the strategy lowered each reduction to, besides its contributions (m partials, one per
+    // worker): m identities, then the fold's tasks; "fresh" has one more identity, as it had no value.
+    const std::uint64_t m = static_cast<std::uint64_t>(head.workers());
+    std::uint64_t fold = 0;
+    if (GetParam() == ReductionStrategy::tree) fold = m;           // m - 1 combines and the last one
+    if (GetParam() == ReductionStrategy::all_to_one) fold = 1;     // one combine of everything
+    if (GetParam() == ReductionStrategy::scatter) fold = m > 1 ? 2 * m + 1 : 1;  // splits, combines, gather
+    if (fold) EXPECT_EQ(head.statistics().tasks, 2 * static_cast<std::uint64_t>(tasks) + 2 * (m + fold) + 1);
   });
   if (!reads_here(rt)) return;
   const std::int64_t sum = std::int64_t{tasks} * (tasks + 1) / 2;
@@ -64,9 +81,10 @@ TEST(Reduction, IntegerSumsAreExactWithAndWithoutAValue) {
   for (std::int64_t v : entered) ASSERT_EQ(v, 100 + 1000 * sum);
 }
 
-TEST(Reduction, ReadOnEveryWorkerIsAnAllreduce) {
+TEST_P(EveryStrategy, ReadOnEveryWorkerIsAnAllreduce) {
   Options options;
   options.scheduler = Scheduler::mapped;
+  options.reduction = GetParam();
   Runtime rt(MPI_COMM_WORLD, options);
   register_kernels(rt);
   std::vector<double> total(4096, 0);
@@ -96,6 +114,72 @@ TEST(Reduction, ReadOnEveryWorkerIsAnAllreduce) {
     for (double v : c) ASSERT_EQ(v, 2 * per_round);  // small integers: exact in doubles
 }
 
+// scatter leaves the value in pieces on the workers: every later use must see it whole, under the
+// schedulers that know a task's worker at submit (mapped, owner) and the one that does not (heft).
+class EveryScheduler : public ::testing::TestWithParam<Scheduler> {};
+INSTANTIATE_TEST_SUITE_P(Reduction, EveryScheduler, ::testing::Values(Scheduler::mapped, Scheduler::owner, Scheduler::heft),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST_P(EveryScheduler, AScatteredValueReachesEveryLaterUse) {
+  Options options;
+  options.scheduler = GetParam();
+  options.reduction = ReductionStrategy::scatter;
+  options.mapping = [](const TaskInfo& t) { return static_cast<int>(t.task % static_cast<std::uint64_t>(t.workers)); };
+  Runtime rt(MPI_COMM_WORLD, options);
+  register_kernels(rt);
+  rt.kernel("copy_i64", [](TaskContext& t) {
+    const auto from = t.in(0);
+    std::memcpy(t.out(1).data(), from.data(), from.size());
+  });
+  rt.kernel("double_i64", [](TaskContext& t) {
+    for (std::int64_t& v : t.inout<std::int64_t>(0)) v *= 2;
+  });
+  rt.kernel("seven", [](TaskContext& t) {
+    for (std::int64_t& v : t.out<std::int64_t>(0)) v = 7;
+  });
+  std::vector<std::int64_t> x(13, 1), last(13, 0);
+  std::vector<std::vector<std::int64_t>> seen;
+  std::int64_t after_double = 0;
+  rt.run([&](Head& head) {
+    const int workers = head.workers();
+    seen.assign(static_cast<std::size_t>(workers), std::vector<std::int64_t>(x.size()));
+    std::vector<Data> owned;  // one datum owned by each worker: under owner, a task's worker follows its data
+    for (int w = 0; w < workers; ++w)
+      owned.push_back(head.data(std::span(seen[static_cast<std::size_t>(w)]), "seen" + std::to_string(w), w));
+    auto d = head.data(std::span(x), "x");
+    head.enter(d);
+    std::int64_t sum = 0;
+    for (int w = 0; w < 2 * workers; ++w) {
+      head.submit("add", {reduce(d, "sum"), out(owned[static_cast<std::size_t>(w % workers)])}, arguments(std::int64_t{w + 1}),
+                  {.worker = w % workers});
+      sum += w + 1;
+    }
+    // Readers on every worker: each takes the value whole.
+    for (int w = 0; w < workers; ++w)
+      head.submit("copy_i64", {in(d), out(owned[static_cast<std::size_t>(w)])}, {}, {.worker = w});
+    for (const Data& o : owned) head.read(o);
+    // A second reduction adds to the first's value; then a task updates it in place.
+    for (int w = 0; w < workers; ++w) head.submit("add", {reduce(d, "sum")}, arguments(std::int64_t{100}), {.worker = w});
+    head.submit("double_i64", {inout(d)}, {}, {.worker = 0});
+    after_double = (1 + sum + 100 * workers) * 2;
+    head.read(d);
+    head.wait();
+    if (rt.control() == Control::replicated || rt.is_head())
+      for (const auto& s : seen)
+        for (std::int64_t v : s) EXPECT_EQ(v, 1 + sum);
+    // A third one, overwritten before anything reads it.
+    for (int w = 0; w < workers; ++w) head.submit("add", {reduce(d, "sum")}, arguments(std::int64_t{5}), {.worker = w});
+    auto l = head.data(std::span(last), "last");
+    head.submit("seven", {out(d)}, {}, {.worker = 0});
+    head.submit("copy_i64", {in(d), out(l)}, {}, {.worker = workers - 1});
+    head.read(l);
+    head.wait();
+  });
+  if (!reads_here(rt)) return;
+  for (std::int64_t v : x) EXPECT_EQ(v, after_double);
+  for (std::int64_t v : last) EXPECT_EQ(v, 7);
+}
+
 // Sums of doubles whose order matters: the same bits run after run.
 std::vector<double> sum_of_doubles(ReductionStrategy strategy) {
   Options options;
@@ -116,26 +200,55 @@ std::vector<double> sum_of_doubles(ReductionStrategy strategy) {
 }
 
 TEST(Reduction, DoublesAreTheSameBitsRunToRun) {
-  for (auto strategy : {ReductionStrategy::tree, ReductionStrategy::all_to_one}) {
+  for (auto strategy : strategies) {
     const auto first = sum_of_doubles(strategy);
     const auto second = sum_of_doubles(strategy);
     EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(double)), 0) << to_string(strategy);
   }
 }
 
-TEST(Reduction, MinMaxUserOperatorsAndOneOperatorAfterAnother) {
-  Runtime rt(MPI_COMM_WORLD);
+// A mean kept as (sum, count): its combine needs the whole pair, so it is never cut into pieces.
+struct Mean {
+  double sum;
+  double count;
+};
+
+TEST_P(EveryStrategy, MinMaxUserOperatorsAndOneOperatorAfterAnother) {
+  Options options;
+  options.reduction = GetParam();
+  Runtime rt(MPI_COMM_WORLD, options);
   register_kernels(rt);
   rt.reduction<double>("absmax", 0.0, [](double& into, const double& from) {
     into = std::max(std::abs(into), std::abs(from));
   });
+  rt.reduction(
+      "mean", [](std::span<std::byte> p) { std::memset(p.data(), 0, p.size()); },
+      [](std::span<std::byte> into, std::span<const std::byte> from) {
+        ASSERT_EQ(into.size(), sizeof(Mean));
+        Mean a, b;
+        std::memcpy(&a, into.data(), sizeof a);
+        std::memcpy(&b, from.data(), sizeof b);
+        a.sum += b.sum;
+        a.count += b.count;
+        std::memcpy(into.data(), &a, sizeof a);
+      });
+  rt.kernel("sample", [](TaskContext& t) {
+    Mean m;
+    std::memcpy(&m, t.out(0).data(), sizeof m);
+    m.sum += t.argument<double>();
+    m.count += 1;
+    std::memcpy(t.out(0).data(), &m, sizeof m);
+  });
   std::vector<double> lo(5), hi(5), am(3), seq(2);
+  Mean mean{};
   rt.run([&](Head& head) {
     auto l = head.data(std::span(lo), "lo");
     auto h = head.data(std::span(hi), "hi");
     auto a = head.data(std::span(am), "am");
     auto s = head.data(std::span(seq), "seq");
+    auto me = head.data(std::span(&mean, 1), "mean");
     for (int i = 0; i < 9; ++i) {
+      head.submit("sample", {reduce(me, "mean")}, arguments(double(i)));
       const double v = (i - 4) * 1.5;
       head.submit("lower", {reduce(l, "min")}, arguments(v));
       head.submit("raise", {reduce(h, "max")}, arguments(v));
@@ -148,9 +261,12 @@ TEST(Reduction, MinMaxUserOperatorsAndOneOperatorAfterAnother) {
     head.read(h);
     head.read(a);
     head.read(s);
+    head.read(me);
     head.wait();
   });
   if (!reads_here(rt)) return;
+  EXPECT_EQ(mean.sum, 36.0);
+  EXPECT_EQ(mean.count, 9.0);
   for (double v : lo) EXPECT_EQ(v, -6.0);
   for (double v : hi) EXPECT_EQ(v, 6.0);
   for (double v : am) EXPECT_EQ(v, 6.0);

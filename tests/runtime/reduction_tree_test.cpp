@@ -66,6 +66,43 @@ TEST(CombineSteps, AllToOneFoldsIntoTheRootInRingOrder) {
   EXPECT_EQ(steps, expected);
 }
 
+TEST(PieceSizes, TileTheDatumInWholeElements) {
+  for (std::size_t element : {1U, 4U, 8U})
+    for (std::size_t pieces = 1; pieces <= 64; ++pieces)
+      for (std::size_t bytes : {std::size_t{0}, element, 7 * element, 1000 * element, 1048576 / element * element}) {
+        const auto sizes = piece_sizes(bytes, element, pieces);
+        ASSERT_EQ(sizes.size(), pieces);
+        std::size_t total = 0, largest = 0, smallest = bytes;
+        for (std::size_t s : sizes) {
+          EXPECT_EQ(s % element, 0U);
+          total += s;
+          largest = std::max(largest, s);
+          smallest = std::min(smallest, s);
+        }
+        EXPECT_EQ(total, bytes);
+        EXPECT_LE(largest - smallest, element) << bytes << " bytes in " << pieces;
+      }
+  // Untyped bytes that are no whole number of elements: the tail goes to the last piece.
+  EXPECT_EQ(piece_sizes(10, 4, 3), (std::vector<std::size_t>{4, 4, 2}));
+}
+
+TEST(ResolveReduction, PricesTheStrategies) {
+  const Link ten_gbit{.alpha = 2e-6, .beta = 8e-10};
+  // Large data over many partials: scatter, where the operator allows pieces; tree where it does not.
+  EXPECT_EQ(resolve_reduction(ReductionStrategy::automatic, 16, 1 << 20, true, ten_gbit, 1e-5), ReductionStrategy::scatter);
+  EXPECT_EQ(resolve_reduction(ReductionStrategy::automatic, 16, 1 << 20, false, ten_gbit, 1e-5), ReductionStrategy::tree);
+  // A few bytes: the tree's few rounds beat scatter's messages.
+  EXPECT_EQ(resolve_reduction(ReductionStrategy::automatic, 16, 8, true, ten_gbit, 1e-5), ReductionStrategy::tree);
+  // Two partials: one combine either way; ties go to tree.
+  EXPECT_EQ(resolve_reduction(ReductionStrategy::automatic, 2, 8, true, ten_gbit, 1e-5), ReductionStrategy::tree);
+  // Given strategies stand, but scatter needs an element-wise operator.
+  EXPECT_EQ(resolve_reduction(ReductionStrategy::all_to_one, 16, 1 << 20, true, ten_gbit, 1e-5), ReductionStrategy::all_to_one);
+  EXPECT_EQ(resolve_reduction(ReductionStrategy::scatter, 16, 1 << 20, false, ten_gbit, 1e-5), ReductionStrategy::tree);
+  // The prices behind it: the tree's rounds grow with log2 m, scatter's link load does not.
+  EXPECT_NEAR(reduction_seconds(ReductionStrategy::tree, 64, 1 << 20, ten_gbit, 0), 6 * (2e-6 + 8e-10 * (1 << 20)), 1e-12);
+  EXPECT_LT(reduction_seconds(ReductionStrategy::scatter, 64, 1 << 20, ten_gbit, 0), 2.2 * 8e-10 * (1 << 20));
+}
+
 TEST(BuiltinOperators, IdentitiesAndCombines) {
   std::vector<double> a(3), b{1.5, -2.0, 4.0};
   builtin_identity(BuiltinOp::sum, Element::f64, std::as_writable_bytes(std::span(a)));
@@ -91,6 +128,8 @@ TEST(BuiltinOperators, IdentitiesAndCombines) {
 TEST(ReductionStrategy, NamesRoundTripAndBadOnesAreNamed) {
   EXPECT_EQ(reduction_strategy_from_string("all_to_one"), ReductionStrategy::all_to_one);
   EXPECT_EQ(reduction_strategy_from_string("tree"), ReductionStrategy::tree);
+  EXPECT_EQ(reduction_strategy_from_string("scatter"), ReductionStrategy::scatter);
+  EXPECT_EQ(reduction_strategy_from_string("auto"), ReductionStrategy::automatic);
   try {
     reduction_strategy_from_string("tre", "HERALD_RUNTIME_REDUCE");
     FAIL() << "accepted 'tre'";

@@ -2,6 +2,8 @@
 // work on, user operators, and how the ranks' partials combine.
 #pragma once
 
+#include <herald/error.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -36,7 +38,9 @@ const char* to_string(Element e) noexcept;
 
 // A user's operator (Runtime::reduction): `identity` fills a fresh partial with the operator's identity;
 // `combine` folds `from` into `into` (same size). It must be associative and commutative: the runtime
-// combines partials in a tree whose shape depends on the ranks, not on submission order.
+// combines partials in a tree whose shape depends on the ranks, not on submission order. An operator that
+// works element by element (the built-ins, and Runtime::reduction<T>) may also be given pieces of the
+// datum, so that the ranks share the combining (ReductionStrategy::scatter).
 using Initializer = std::function<void(std::span<std::byte> partial)>;
 using Combiner = std::function<void(std::span<std::byte> into, std::span<const std::byte> from)>;
 
@@ -44,8 +48,13 @@ using Combiner = std::function<void(std::span<std::byte> into, std::span<const s
 enum class ReductionStrategy {
   tree,        // a binomial tree over the ranks that contributed: log2(ranks) rounds, partials in parallel
   all_to_one,  // every partial sent to one rank and combined there, in rank order
+  scatter,     // each of the m contributing ranks combines one m-th of the datum from every partial, then
+               // one rank gathers the pieces: each rank's link carries about twice the datum whatever m
+               // (element-wise operators only; the others fall back to tree)
+  automatic,   // per reduction, the one the cost model (Options::link) prices fastest
 };
-// "tree", "all_to_one"; throws herald::Error naming `what`, the text and the choices for anything else.
+// "tree", "all_to_one", "scatter", "auto"; throws herald::Error naming `what`, the text and the choices for
+// anything else.
 ReductionStrategy reduction_strategy_from_string(std::string_view text, std::string_view what = "reduction strategy");
 const char* to_string(ReductionStrategy s) noexcept;
 

@@ -235,7 +235,8 @@ struct Options {
   // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
   // that one. Unset: HERALD_TRACE, else none; empty: none.
   std::optional<std::string> trace{};
-  // How the ranks' partials of a reduction meet; unset: HERALD_RUNTIME_REDUCE (tree, all_to_one), else tree.
+  // How the ranks' partials of a reduction meet; unset: HERALD_RUNTIME_REDUCE (tree, all_to_one, scatter,
+  // auto), else auto: per reduction, the strategy the cost model (link) prices fastest.
   std::optional<ReductionStrategy> reduction{};
 };
 
@@ -272,11 +273,14 @@ class Runtime {
   // run(). A task naming a kernel some worker lacks is refused at submit.
   void kernel(std::string name, Kernel kernel, KernelCost cost = {});
   // Registers a reduction operator under `name` for reduce(data, name), on every rank before run(), as
-  // kernels are. The built-in "sum", "min" and "max" need no registration.
-  void reduction(std::string name, Initializer identity, Combiner combine);
+  // kernels are. The built-in "sum", "min" and "max" need no registration. `element_bytes` > 0 says
+  // `combine` works element by element on elements of that size, so pieces of the datum may be combined
+  // apart (ReductionStrategy::scatter); 0: it is only ever given whole partials.
+  void reduction(std::string name, Initializer identity, Combiner combine, std::size_t element_bytes = 0);
   // The same, element by element over T: every element starts at `identity`, and `combine(into, from)`
   // folds one element into another (OpenMP's `declare reduction` with its initializer).
   template <class T, class F>
+    requires std::is_invocable_v<F&, T&, const T&>
   void reduction(std::string name, T identity, F combine) {
     static_assert(std::is_trivially_copyable_v<T>);
     reduction(
@@ -293,7 +297,8 @@ class Runtime {
             combine(a, static_cast<const T&>(b));
             std::memcpy(into.data() + at, &a, sizeof(T));
           }
-        }));
+        }),
+        sizeof(T));
   }
 
   // Collective. Head control: rank 0 runs `program` with the head; every other rank serves as a worker
