@@ -40,8 +40,9 @@ struct ControlSettings {
 class Coordinator {
  public:
   virtual ~Coordinator() = default;
-  // `owner`: a worker, checked by Head::data.
-  virtual Data data(std::span<std::byte> bytes, std::string name, int owner) = 0;
+  // `owner`: a worker, checked by Head::data. `broadcast`: whether a version read on several ranks may be
+  // broadcast (false: each reader fetches it, as the pieces of a reduction's allgather should).
+  virtual Data data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast = true) = 0;
   virtual void enter(Data d) = 0;
   virtual void read(Data d, bool exit) = 0;
   virtual std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,

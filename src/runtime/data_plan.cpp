@@ -14,12 +14,13 @@ std::uint32_t DataPlan::Settled::uses(int rank) const {
 
 DataPlan::DataPlan(bool broadcasts, Sink settled) : broadcasts_(broadcasts), settled_(std::move(settled)) {}
 
-std::uint32_t DataPlan::add(std::size_t bytes, std::string name, int owner) {
+std::uint32_t DataPlan::add(std::size_t bytes, std::string name, int owner, bool broadcast) {
   const auto index = static_cast<std::uint32_t>(data_.size());
   Datum d;
   d.bytes = bytes;
   d.name = std::move(name);
   d.owner = owner;
+  d.broadcast = broadcast;
   d.replicas = Replicas::held(owner, {owner});
   data_.push_back(std::move(d));
   batch_of_.emplace_back();
@@ -78,7 +79,7 @@ void DataPlan::settle(std::uint32_t handle, bool superseded) {
                   .reads = batch_of_[handle].reads,
                   .made_by = d.made_by,
                   .superseded = superseded,
-                  .broadcast = broadcasts_ && d.replicas.recipients.size() >= 2};
+                  .broadcast = broadcasts_ && d.broadcast && d.replicas.recipients.size() >= 2};
   settled_(s);
   d.replicas.served();
 }

@@ -33,6 +33,7 @@ class DataPlan {
     Replicas replicas;           // of the latest version; its recipients: this batch's
     std::uint64_t made_by = 0;   // the number of the task (or enter) that made it
     std::uint32_t readers = 0;   // this batch's reads of the latest version, on any rank
+    bool broadcast = true;       // its versions may be broadcast (else every reader fetches)
   };
   // Where a task on `rank` finds a version it reads.
   struct Read {
@@ -59,7 +60,7 @@ class DataPlan {
   // recipient fetches it). `settled` hears of every version settled.
   DataPlan(bool broadcasts, Sink settled);
 
-  std::uint32_t add(std::size_t bytes, std::string name, int owner);
+  std::uint32_t add(std::size_t bytes, std::string name, int owner, bool broadcast = true);
   std::size_t size() const noexcept { return data_.size(); }
   const Datum& datum(std::uint32_t handle) const { return data_[handle]; }
   // Whether `key` is the latest version of its datum.

@@ -51,12 +51,12 @@ void HeadState::check_handle(const Data& d, const char* what) const {
     throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
 }
 
-Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner) {
+Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   check_usable();
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
   const std::uint32_t index = graph_.add_handle(bytes.size(), name);
-  plan_.add(bytes.size(), name, 0);  // entered on the head
+  plan_.add(bytes.size(), name, 0, broadcast);  // entered on the head
   handles_.push_back({bytes, std::move(name), static_cast<std::size_t>(owner)});
   owners_.push_back(handles_.back().owner);
   return Data(id_, index, bytes.size());

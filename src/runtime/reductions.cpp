@@ -45,8 +45,8 @@ Data Reductions::data(std::span<std::byte> bytes, std::string name, int owner) {
   return d;
 }
 
-Data Reductions::internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker) {
-  Data made = control_.data(bytes, d.name + "." + name, static_cast<int>(worker));
+Data Reductions::internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker, bool broadcast) {
+  Data made = control_.data(bytes, d.name + "." + name, static_cast<int>(worker), broadcast);
   made.element_ = d.element;
   return made;
 }
@@ -232,7 +232,7 @@ void Reductions::scatter(Datum& d, const Data& target, const Arguments& how) {
   const auto cut = [&](std::vector<Data>& into, const std::string& of) {
     std::size_t at = 0;
     for (std::size_t p = 0; p < m; ++p) {
-      into.push_back(internal(d, d.buffer.subspan(at, sizes[p]), "piece" + std::to_string(p) + ".of" + of, d.used[p]));
+      into.push_back(internal(d, d.buffer.subspan(at, sizes[p]), "piece" + std::to_string(p) + ".of" + of, d.used[p], false));
       at += sizes[p];
     }
   };

@@ -90,7 +90,9 @@ class Reductions {
   // The scattered value put together: into the datum itself on its root's worker, or into worker w's copy.
   void assemble(const Data& target, Datum& d);
   Data copy_on(Datum& d, std::size_t worker);
-  Data internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker);
+  // `broadcast`: false for pieces, which every reader fetches from its worker (an allgather: each link
+  // carries the datum once, which no tree over the same links improves on).
+  Data internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker, bool broadcast = true);
   // Bytes of an element `op` combines one at a time on data of `element`; 0: it needs the whole datum.
   std::size_t elementwise(std::string_view op, Element element) const;
   Arguments operator_arguments(std::string_view op, Element element) const;

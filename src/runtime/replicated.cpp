@@ -62,13 +62,13 @@ void ReplicatedState::mix(std::uint64_t value) noexcept {
   fingerprint_ = (fingerprint_ ^ value) * 0x100000001b3ULL;
 }
 
-Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int owner) {
+Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   check_usable();
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
   const auto index = static_cast<std::uint32_t>(handles_.size());
   handles_.push_back({bytes});
-  plan_.add(bytes.size(), std::move(name), owner);
+  plan_.add(bytes.size(), std::move(name), owner, broadcast);
   owners_.push_back(static_cast<std::size_t>(owner));
   mix(0xda7a);
   mix(bytes.size());

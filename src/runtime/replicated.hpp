@@ -35,7 +35,7 @@ class ReplicatedState final : public Coordinator {
   ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                   const std::vector<std::vector<std::string>>& kernel_names, ControlSettings settings, std::uint64_t id);
 
-  Data data(std::span<std::byte> bytes, std::string name, int owner) override;
+  Data data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) override;
   void enter(Data d) override;
   void read(Data d, bool exit) override;
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
