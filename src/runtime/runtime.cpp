@@ -1,6 +1,6 @@
 #include "head.hpp"
 #include "idle.hpp"
-#include "reductions.hpp"
+#include "lowering.hpp"
 #include "replicated.hpp"
 
 #include <cmath>
@@ -131,7 +131,7 @@ struct Runtime::State {
   std::vector<detail::KernelEntry> kernels;
   std::vector<detail::Operator> operators;  // Runtime::reduction's
   std::unique_ptr<detail::Coordinator> head;
-  std::unique_ptr<detail::Reductions> reductions;  // above `head`, which the program's calls reach through it
+  std::unique_ptr<detail::Lowering> lowering;  // above `head`, which the program's calls reach through it
   std::uint64_t id = ++runtimes_made;
   bool running = false;
   bool tracing = false;  // this runtime opened the trace, and finishes it
@@ -376,7 +376,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   // The program, on the ranks that run it; what it throws is raised once the runtime is shut down.
   const auto run_program = [&] {
     try {
-      s.reductions = std::make_unique<detail::Reductions>(*s.head, s.id, *s.options.scheduler, s.options.mapping,
+      s.lowering = std::make_unique<detail::Lowering>(*s.head, s.id, *s.options.scheduler, s.options.mapping,
                                                           *s.options.reduction, *s.options.link, s.operators);
       Head head(s);
       program(head);
@@ -447,7 +447,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   if (lost) {
     // The lost worker cannot take part in a clean shutdown; the program is told and should MPI_Abort.
     replicated = nullptr;
-    s.reductions.reset();
+    s.lowering.reset();
     s.head.reset();
     std::rethrow_exception(error);
   }
@@ -465,7 +465,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   // A worker's failure reported after the program's last wait() (serving a release, say) is still raised.
   if (s.head && !error) error = s.head->failure();
   replicated = nullptr;
-  s.reductions.reset();
+  s.lowering.reset();
   s.head.reset();
   if (error) std::rethrow_exception(error);
 }
@@ -475,18 +475,18 @@ Data Head::data(std::span<std::byte> bytes, std::string name, std::optional<int>
   if (owner && (*owner < 0 || *owner >= workers))
     throw Error(Errc::invalid_argument, "data '" + name + "': owner " + std::to_string(*owner) +
                                             " is not a worker (0.." + std::to_string(workers - 1) + ")");
-  return state_.reductions->data(bytes, std::move(name), owner.value_or(0));
+  return state_.lowering->data(bytes, std::move(name), owner.value_or(0));
 }
-void Head::enter(Data d) { state_.reductions->enter(d); }
-void Head::read(Data d) { state_.reductions->read(d, false); }
-void Head::exit(Data d) { state_.reductions->read(d, true); }
+void Head::enter(Data d) { state_.lowering->enter(d); }
+void Head::read(Data d) { state_.lowering->read(d, false); }
+void Head::exit(Data d) { state_.lowering->read(d, true); }
 std::uint64_t Head::submit(std::string_view kernel, std::initializer_list<Use> uses, Arguments arguments,
                            TaskOptions options) {
-  return state_.reductions->submit(kernel, std::span(uses.begin(), uses.size()), std::move(arguments), options);
+  return state_.lowering->submit(kernel, std::span(uses.begin(), uses.size()), std::move(arguments), options);
 }
 std::uint64_t Head::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                            TaskOptions options) {
-  return state_.reductions->submit(kernel, uses, std::move(arguments), options);
+  return state_.lowering->submit(kernel, uses, std::move(arguments), options);
 }
 void Head::wait() { state_.head->wait(); }
 int Head::workers() const noexcept { return state_.head->workers(); }

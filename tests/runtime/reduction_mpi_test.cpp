@@ -180,6 +180,45 @@ TEST_P(EveryScheduler, AScatteredValueReachesEveryLaterUse) {
   for (std::int64_t v : last) EXPECT_EQ(v, 7);
 }
 
+TEST(Scratch, IsTheTasksAloneAndNeverMoved) {
+  Options options;
+  options.scheduler = Scheduler::mapped;
+  Runtime rt(MPI_COMM_WORLD, options);
+  // Fills two scratch areas with its argument, then writes their sums to its output: a scratch area another
+  // task wrote at the same time, or one shared by the two uses, gives a wrong sum.
+  rt.kernel("work", [](TaskContext& t) {
+    const auto v = t.argument<std::int64_t>();
+    auto a = t.out<std::int64_t>(0);
+    auto b = t.out<std::int64_t>(2);
+    EXPECT_EQ(a.size(), 64U);
+    EXPECT_EQ(b.size(), 8U);
+    for (auto& x : a) x = v;
+    for (auto& x : b) x = 2 * v;
+    std::int64_t sum = 0;
+    for (auto x : a) sum += x;
+    for (auto x : b) sum += x;
+    t.out<std::int64_t>(1)[0] = sum;
+  });
+  const int tasks = 24;
+  std::vector<std::int64_t> results(tasks, 0);
+  std::uint64_t fetches = 0;
+  rt.run([&](Head& head) {
+    std::vector<Data> r;
+    for (int i = 0; i < tasks; ++i) {
+      r.push_back(head.data(std::span(&results[static_cast<std::size_t>(i)], 1), "r" + std::to_string(i)));
+      head.submit("work", {scratch(64 * sizeof(std::int64_t)), out(r.back()), scratch(8 * sizeof(std::int64_t))},
+                  arguments(std::int64_t{i}), {.worker = i % head.workers()});
+    }
+    head.wait();
+    fetches = head.statistics().fetches;  // nothing read anything: nothing moved
+    for (const Data& d : r) head.read(d);
+    head.wait();
+  });
+  EXPECT_EQ(fetches, 0U);
+  if (!reads_here(rt)) return;
+  for (int i = 0; i < tasks; ++i) EXPECT_EQ(results[static_cast<std::size_t>(i)], 64 * i + 16 * i) << i;
+}
+
 // Sums of doubles whose order matters: the same bits run after run.
 std::vector<double> sum_of_doubles(ReductionStrategy strategy) {
   Options options;

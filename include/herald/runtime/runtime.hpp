@@ -54,7 +54,7 @@ namespace herald::runtime {
 namespace detail {
 class HeadState;
 class ReplicatedState;
-class Reductions;
+class Lowering;
 }
 class Head;
 
@@ -71,7 +71,7 @@ class Data {
  private:
   friend class detail::HeadState;
   friend class detail::ReplicatedState;
-  friend class detail::Reductions;
+  friend class detail::Lowering;
   friend class Head;
   Data(std::uint64_t owner, std::uint32_t index, std::size_t bytes) : owner_(owner), index_(index), bytes_(bytes) {}
   std::uint64_t owner_ = 0;
@@ -84,13 +84,17 @@ struct Use {
   Data data;
   Mode mode = Mode::in;
   std::string_view op{};  // Mode::reduce: the operator, "sum", "min", "max" or one of Runtime::reduction's
+  std::size_t bytes = 0;  // Mode::scratch: its size
 };
 inline Use in(Data d) { return {d, Mode::in}; }
 inline Use out(Data d) { return {d, Mode::out}; }
 inline Use inout(Data d) { return {d, Mode::inout}; }
-// A contribution to `d` under `op` (docs/runtime.md, "Reductions"): the kernel sees a partial it reads and
+// A contribution to `d` under `op` (docs/runtime.md, "Lowering"): the kernel sees a partial it reads and
 // writes (TaskContext::out), to which it adds its contribution; the partials meet when `d` is next used.
 inline Use reduce(Data d, std::string_view op) { return {d, Mode::reduce, op}; }
+// `bytes` of space for the task alone (StarPU's STARPU_SCRATCH): its kernel sees it as an output of
+// unspecified contents; it is never moved, and a worker reuses it for its later tasks.
+inline Use scratch(std::size_t bytes) { return {Data{}, Mode::scratch, {}, bytes}; }
 
 // A task's by-value arguments: bytes copied at submit.
 using Arguments = std::vector<std::byte>;

@@ -1,4 +1,4 @@
-// Reductions lowered to tasks, above both controls (docs/runtime.md, "Reductions"). A reduce(d, op) use
+// Lowering lowered to tasks, above both controls (docs/runtime.md, "Lowering"). A reduce(d, op) use
 // becomes an inout use of one of d's partials, one per worker, each started from op's identity by an
 // internal task. When d is next used otherwise (a task, enter, read or exit), internal tasks fold the
 // partials (reduction_tree.hpp): over a binomial tree, or all into one rank, into d itself; or, scatter,
@@ -18,7 +18,10 @@
 #include <herald/runtime/runtime.hpp>
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,10 +45,10 @@ struct Operator {
   std::size_t element_bytes = 0;
 };
 
-class Reductions {
+class Lowering {
  public:
   // `runtime`: the Runtime's number, which its handles carry; `operators`: the users' operators.
-  Reductions(Coordinator& control, std::uint64_t runtime, Scheduler scheduler, Mapping mapping,
+  Lowering(Coordinator& control, std::uint64_t runtime, Scheduler scheduler, Mapping mapping,
              ReductionStrategy strategy, Link link, std::vector<Operator> operators);
 
   Data data(std::span<std::byte> bytes, std::string name, int owner);
@@ -78,6 +81,8 @@ class Reductions {
     std::vector<bool> assembled;  // per worker: its copy holds the scattered value
   };
   Datum& datum(const Data& d) { return data_[d.index_]; }
+  // The k-th scratch use of `bytes` in a task on `worker` (0 where the task's worker is unknown at submit).
+  Data scratch(std::size_t bytes, std::size_t k, std::size_t worker);
   bool ours(const Data& d) const noexcept { return d.owner_ == runtime_ && d.index_ < data_.size(); }
   // Refuses what the controls cannot see: a foreign handle, an unknown operator, a datum named twice.
   void check(std::string_view kernel, std::span<const Use> uses) const;
@@ -105,7 +110,9 @@ class Reductions {
   ReductionStrategy strategy_;
   Link link_;
   std::vector<Operator> operators_;
-  std::vector<Datum> data_;   // by handle index, the controls' own numbering
+  std::deque<Datum> data_;    // by handle index, the controls' own numbering (a deque: records stay put as it grows)
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, Data> scratch_;  // by (bytes, k, worker)
+  std::deque<std::vector<std::byte>> scratch_buffers_;  // their buffers for the controls: never entered nor read
   std::vector<Use> lowered_;  // a submit's uses as the control sees them
 };
 

@@ -1,4 +1,4 @@
-#include "reductions.hpp"
+#include "lowering.hpp"
 
 #include "graph.hpp"
 #include "mapping.hpp"
@@ -10,12 +10,12 @@
 
 namespace herald::runtime::detail {
 
-Reductions::Reductions(Coordinator& control, std::uint64_t runtime, Scheduler scheduler, Mapping mapping,
+Lowering::Lowering(Coordinator& control, std::uint64_t runtime, Scheduler scheduler, Mapping mapping,
                        ReductionStrategy strategy, Link link, std::vector<Operator> operators)
     : control_(control), runtime_(runtime), scheduler_(scheduler), mapping_(std::move(mapping)), strategy_(strategy),
       link_(link), operators_(std::move(operators)) {}
 
-std::size_t Reductions::elementwise(std::string_view op, Element element) const {
+std::size_t Lowering::elementwise(std::string_view op, Element element) const {
   BuiltinOp builtin{};
   if (builtin_op(op, builtin)) return element_size(element);
   for (const Operator& o : operators_)
@@ -23,19 +23,19 @@ std::size_t Reductions::elementwise(std::string_view op, Element element) const 
   return 0;
 }
 
-std::string Reductions::kernel_of(std::string_view base, std::string_view op) const {
+std::string Lowering::kernel_of(std::string_view base, std::string_view op) const {
   BuiltinOp builtin{};
   if (builtin_op(op, builtin)) return std::string(base);
   return std::string(base) + ":" + std::string(op);
 }
 
-Arguments Reductions::operator_arguments(std::string_view op, Element element) const {
+Arguments Lowering::operator_arguments(std::string_view op, Element element) const {
   BuiltinOp builtin{};
   if (!builtin_op(op, builtin)) return {};
   return arguments(builtin, element);
 }
 
-Data Reductions::data(std::span<std::byte> bytes, std::string name, int owner) {
+Data Lowering::data(std::span<std::byte> bytes, std::string name, int owner) {
   const Data d = control_.data(bytes, name, owner);
   if (data_.size() <= d.index_) data_.resize(d.index_ + 1);
   Datum& datum = data_[d.index_];
@@ -45,13 +45,26 @@ Data Reductions::data(std::span<std::byte> bytes, std::string name, int owner) {
   return d;
 }
 
-Data Reductions::internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker, bool broadcast) {
+Data Lowering::internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker, bool broadcast) {
   Data made = control_.data(bytes, d.name + "." + name, static_cast<int>(worker), broadcast);
   made.element_ = d.element;
+  if (data_.size() <= made.index_) data_.resize(made.index_ + 1);
+  data_[made.index_].owner = static_cast<int>(worker);
+  data_[made.index_].name = d.name + "." + name;
   return made;
 }
 
-void Reductions::enter(Data d) {
+Data Lowering::scratch(std::size_t bytes, std::size_t k, std::size_t worker) {
+  auto [at, made] = scratch_.try_emplace({bytes, k, worker});
+  if (made) {
+    std::span<std::byte> buffer = scratch_buffers_.emplace_back(bytes);
+    at->second = data(buffer, "herald.scratch" + std::to_string(bytes) + "." + std::to_string(k) + ".w" + std::to_string(worker),
+                      static_cast<int>(worker));
+  }
+  return at->second;
+}
+
+void Lowering::enter(Data d) {
   fold(d);
   control_.enter(d);
   if (ours(d)) {
@@ -60,13 +73,13 @@ void Reductions::enter(Data d) {
   }
 }
 
-void Reductions::read(Data d, bool exit) {
+void Lowering::read(Data d, bool exit) {
   fold(d);
   if (ours(d) && datum(d).scattered) assemble(d, datum(d));
   control_.read(d, exit);
 }
 
-void Reductions::check_operator(const Use& use, std::string_view task) const {
+void Lowering::check_operator(const Use& use, std::string_view task) const {
   const std::string& name = data_[use.data.index_].name;
   BuiltinOp builtin{};
   if (builtin_op(use.op, builtin)) {
@@ -86,20 +99,21 @@ void Reductions::check_operator(const Use& use, std::string_view task) const {
   throw Error(Errc::invalid_argument, message);
 }
 
-void Reductions::check(std::string_view kernel, std::span<const Use> uses) const {
+void Lowering::check(std::string_view kernel, std::span<const Use> uses) const {
   const auto task = [&] { return task_name(control_.next_task(), kernel); };
   for (std::size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
+    if (u.mode == Mode::scratch) continue;
     if (!ours(u.data)) throw Error(Errc::invalid_argument, task() + ": a use of a data handle this runtime never registered");
     if (u.mode == Mode::reduce) check_operator(u, task());
     for (std::size_t j = 0; j < i; ++j)
-      if (uses[j].data.index_ == u.data.index_)
+      if (uses[j].mode != Mode::scratch && uses[j].data.index_ == u.data.index_)
         throw Error(Errc::invalid_argument, task() + " names data '" + data_[u.data.index_].name +
                                                 "' twice; use one access with mode inout");
   }
 }
 
-std::optional<std::size_t> Reductions::known_worker(std::string_view kernel, std::span<const Use> uses,
+std::optional<std::size_t> Lowering::known_worker(std::string_view kernel, std::span<const Use> uses,
                                                     const TaskOptions& options) const {
   if (scheduler_ == Scheduler::mapped) {
     const TaskInfo info{control_.next_task(), kernel, uses, options.priority, control_.workers()};
@@ -115,7 +129,7 @@ std::optional<std::size_t> Reductions::known_worker(std::string_view kernel, std
   return std::nullopt;
 }
 
-Data Reductions::contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options) {
+Data Lowering::contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options) {
   Datum& d = datum(use.data);
   if (d.open && (d.op != use.op || d.element != use.data.element_)) fold(use.data);  // another operator: the first ends
   if (d.scattered) assemble(use.data, d);  // the new reduction adds to the value whole
@@ -145,10 +159,10 @@ Data Reductions::contribute(const Use& use, std::optional<std::size_t> worker, c
   return d.partials[w];
 }
 
-std::uint64_t Reductions::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                  TaskOptions options) {
   const bool involved = std::any_of(uses.begin(), uses.end(), [&](const Use& u) {
-    return u.mode == Mode::reduce || (ours(u.data) && (datum(u.data).open || datum(u.data).scattered));
+    return u.mode == Mode::reduce || u.mode == Mode::scratch || (ours(u.data) && (datum(u.data).open || datum(u.data).scattered));
   });
   if (!involved) {
     const std::uint64_t id = control_.submit(kernel, uses, std::move(arguments), options);
@@ -160,9 +174,14 @@ std::uint64_t Reductions::submit(std::string_view kernel, std::span<const Use> u
   const std::optional<std::size_t> worker = known_worker(kernel, uses, options);
   // Data used otherwise have their open reductions folded first, so the task sees the results.
   for (const Use& u : uses)
-    if (u.mode != Mode::reduce) fold(u.data);
+    if (u.mode != Mode::reduce && u.mode != Mode::scratch) fold(u.data);
   lowered_.assign(uses.begin(), uses.end());
+  std::size_t scratches = 0;
   for (Use& u : lowered_) {
+    if (u.mode == Mode::scratch) {
+      u = out(scratch(u.bytes, scratches++, worker.value_or(0)));
+      continue;
+    }
     Datum& d = datum(u.data);
     if (u.mode == Mode::reduce) {
       u = inout(contribute(u, worker, options));
@@ -179,7 +198,7 @@ std::uint64_t Reductions::submit(std::string_view kernel, std::span<const Use> u
   return id;
 }
 
-void Reductions::fold(const Data& target) {
+void Lowering::fold(const Data& target) {
   if (!ours(target) || !datum(target).open) return;
   Datum& d = datum(target);
   d.open = false;
@@ -218,7 +237,7 @@ void Reductions::fold(const Data& target) {
   control_.submit(combine, last, how, {.worker = worker(root)});
 }
 
-void Reductions::scatter(Datum& d, const Data& target, const Arguments& how) {
+void Lowering::scatter(Datum& d, const Data& target, const Arguments& how) {
   // Piece p of the value is combined on the p-th contributing worker, from piece p of every partial and of
   // the value before (if any); the value then lives in those pieces.
   const std::size_t m = d.used.size();
@@ -261,14 +280,14 @@ void Reductions::scatter(Datum& d, const Data& target, const Arguments& how) {
   d.assembled.assign(workers, false);
 }
 
-void Reductions::assemble(const Data& target, Datum& d) {
+void Lowering::assemble(const Data& target, Datum& d) {
   std::vector<Use> uses{out(target)};
   for (std::size_t p = 0; p < d.used.size(); ++p) uses.push_back(in(d.pieces[d.used[p]][p]));
   control_.submit(assemble_kernel, uses, {}, {.worker = static_cast<int>(d.used[d.root])});
   d.scattered = false;
 }
 
-Data Reductions::copy_on(Datum& d, std::size_t worker) {
+Data Lowering::copy_on(Datum& d, std::size_t worker) {
   if (d.copies.size() <= worker) d.copies.resize(static_cast<std::size_t>(control_.workers()));
   if (!d.copies[worker].valid()) d.copies[worker] = internal(d, d.buffer, "copy" + std::to_string(worker), worker);
   if (!d.assembled[worker]) {
