@@ -74,6 +74,10 @@ void DataPlan::returned(std::uint32_t handle, int rank) { data_[handle].replicas
 void DataPlan::settle(std::uint32_t handle, bool superseded) {
   Datum& d = data_[handle];
   if (d.version == 0) return;
+  if (d.replicas.recipients.size() >= 2) {
+    if (!broadcasts_) ++not_broadcast_.off;
+    else if (!d.broadcast) ++not_broadcast_.unbroadcastable;
+  }
   const Settled s{.key = {handle, d.version},
                   .replicas = d.replicas,
                   .reads = batch_of_[handle].reads,

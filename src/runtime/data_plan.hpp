@@ -77,6 +77,14 @@ class DataPlan {
   // reads start new recipient lists.
   void end_batch();
 
+  // Versions read on two or more ranks that lacked them but not broadcast, so far: broadcasts off, or the
+  // datum's versions never broadcast (DataPlan::add's `broadcast`).
+  struct NotBroadcast {
+    std::uint64_t off = 0;
+    std::uint64_t unbroadcastable = 0;
+  };
+  NotBroadcast not_broadcast() const noexcept { return not_broadcast_; }
+
  private:
   struct Batch {
     std::uint64_t id = 0;                                 // the batch this datum was last touched in
@@ -91,6 +99,7 @@ class DataPlan {
   std::vector<Batch> batch_of_;     // per datum
   std::vector<std::uint32_t> touched_;  // data touched in this batch
   std::uint64_t batch_ = 1;
+  NotBroadcast not_broadcast_;
 };
 
 // The graph of a batch for the scheduler: its tasks in submission order, and the read-after-write edges

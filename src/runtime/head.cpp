@@ -30,6 +30,11 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   worker_stats_.assign(static_cast<std::size_t>(size_), {});
   release_batches_.resize(static_cast<std::size_t>(size_));
+  if (settings_.log && workers_ < 2 && settings_.broadcast != BroadcastStrategy::nobcast) {
+    Statistics none;
+    complete_statistics(none, plan_, settings_, static_cast<int>(workers_), true);
+    std::fprintf(stderr, "herald runtime: %s\n", none.broadcasts_impossible.c_str());  // said once, here
+  }
   channel_.on(done_handler, [this](const auto& a) { on_done(a); });
   channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
   channel_.on(readback_handler, [this](const auto& a) { on_readback(a); });
@@ -509,6 +514,7 @@ Statistics HeadState::statistics() const {
   s.fetches += local_.fetches();
   s.bytes_moved += local_.bytes_fetched();
   s.peak_bytes[0] = std::max<std::size_t>(s.peak_bytes[0], local_.store().peak_bytes());
+  complete_statistics(s, plan_, settings_, static_cast<int>(workers_), true);
   return s;
 }
 

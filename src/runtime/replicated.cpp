@@ -442,4 +442,10 @@ void ReplicatedState::leave() {
   }
 }
 
+Statistics ReplicatedState::statistics() const {
+  Statistics s = stats_;
+  complete_statistics(s, plan_, settings_, size_, false);
+  return s;
+}
+
 }  // namespace herald::runtime::detail

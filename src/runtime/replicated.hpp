@@ -43,7 +43,7 @@ class ReplicatedState final : public Coordinator {
   void wait() override;
   std::uint64_t next_task() const noexcept override { return next_id_; }
   int workers() const noexcept override { return size_; }
-  Statistics statistics() const override { return stats_; }
+  Statistics statistics() const override;
   bool lost_worker() const noexcept override { return lost_; }
   bool usable() const noexcept override { return !broken_ && !lost_; }
   std::exception_ptr failure() const override { return nullptr; }  // every failure is raised by a wait()

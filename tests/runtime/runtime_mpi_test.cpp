@@ -439,6 +439,23 @@ TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
       EXPECT_EQ(stats.broadcasts, broadcasts) << what;
       EXPECT_EQ(stats.broadcast_recipients, recipients) << what;
       EXPECT_EQ(stats.broadcast_bytes, bytes) << what;
+      // Every broadcast delivery is among the replicas delivered; the rest moved point to point.
+      EXPECT_GE(stats.fetches, stats.broadcast_recipients) << what;
+      EXPECT_EQ(stats.p2p_bytes, stats.bytes_moved - stats.broadcast_bytes) << what;
+      // Under nobcast the same versions are found, and counted as not run, naming why.
+      std::uint64_t found = 0;
+      for (auto [versions, readers] : {std::pair{std::uint64_t{1}, shared_recipients}, {1, made_recipients}, {sum_count, sum_recipients}})
+        if (readers >= 2) found += versions;
+      if (strategy == BroadcastStrategy::nobcast) {
+        EXPECT_EQ(stats.broadcasts_not_run, found) << what;
+        if (found > 0) EXPECT_NE(stats.broadcasts_not_run_why.find("nobcast"), std::string::npos) << stats.broadcasts_not_run_why;
+        EXPECT_EQ(stats.p2p_bytes, stats.bytes_moved) << what;
+      } else {
+        EXPECT_EQ(stats.broadcasts_not_run, 0U) << what << ": " << stats.broadcasts_not_run_why;
+      }
+      // With one worker under head control no broadcast can happen, and the statistics say so.
+      const bool impossible = !replicated && workers < 2 && strategy != BroadcastStrategy::nobcast;
+      EXPECT_EQ(stats.broadcasts_impossible.empty(), !impossible) << what << ": '" << stats.broadcasts_impossible << "'";
     }
   }
 }

@@ -244,14 +244,24 @@ struct Options {
   std::optional<ReductionStrategy> reduction{};
 };
 
+// What the runtime did, since it started (docs/runtime.md, "Statistics", defines each).
 struct Statistics {
-  std::uint64_t tasks = 0;            // tasks run to completion
-  std::uint64_t fetches = 0;          // replicas moved worker to worker (or from the head)
+  std::uint64_t tasks = 0;            // tasks run to completion (the internal ones of reductions too)
+  std::uint64_t fetches = 0;          // replicas delivered to a rank, by any means
   std::uint64_t bytes_moved = 0;      // their bytes
+  std::uint64_t p2p_fetches = 0;      // of those, moved point to point: one holder to one rank
+  std::uint64_t p2p_bytes = 0;        // their bytes
   std::vector<std::size_t> peak_bytes;  // per rank (0: the head): most replica bytes held at once
   std::uint64_t broadcasts = 0;           // versions sent to several workers at once (not nobcast)
   std::uint64_t broadcast_recipients = 0; // their recipients, summed
   std::uint64_t broadcast_bytes = 0;      // bytes delivered by them: size times recipients
+  // Versions read on two or more ranks that lacked them, moved point to point instead of by a broadcast,
+  // and why, in words ("" when none): the strategy is nobcast, or they are a reduction's pieces.
+  std::uint64_t broadcasts_not_run = 0;
+  std::string broadcasts_not_run_why;
+  // Where the broadcast strategy can do nothing at all (head control with one worker: no version is ever
+  // read on two ranks apart from its holder), why; else "".
+  std::string broadcasts_impossible;
   double schedule_seconds = 0;        // head time spent scheduling at wait()
   double makespan_predicted = 0;      // the last wait()'s schedule length under the model
 };

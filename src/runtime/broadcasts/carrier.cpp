@@ -54,4 +54,26 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
   return out;
 }
 
+void complete_statistics(Statistics& stats, const DataPlan& plan, const ControlSettings& settings, int workers,
+                         bool head_control) {
+  stats.p2p_fetches = stats.fetches - std::min(stats.fetches, stats.broadcast_recipients);
+  stats.p2p_bytes = stats.bytes_moved - std::min(stats.bytes_moved, stats.broadcast_bytes);
+  const DataPlan::NotBroadcast skipped = plan.not_broadcast();
+  stats.broadcasts_not_run = skipped.off + skipped.unbroadcastable;
+  stats.broadcasts_not_run_why.clear();
+  const auto why = [&](std::uint64_t count, const std::string& reason) {
+    if (count == 0) return;
+    if (!stats.broadcasts_not_run_why.empty()) stats.broadcasts_not_run_why += "; ";
+    stats.broadcasts_not_run_why += std::to_string(count) + " " + reason;
+  };
+  why(skipped.off, settings.broadcast == BroadcastStrategy::nobcast
+                       ? "as the broadcast strategy is nobcast (HERALD_RUNTIME_BCAST)"
+                       : "as broadcasts need three ranks or more under head control");
+  why(skipped.unbroadcastable, "as pieces of a reduction, which their readers fetch");
+  stats.broadcasts_impossible.clear();
+  if (head_control && workers < 2 && settings.broadcast != BroadcastStrategy::nobcast)
+    stats.broadcasts_impossible = "broadcast strategy " + to_string(settings.broadcast) +
+                                  " does nothing with one worker: no version is read on two ranks apart from its holder";
+}
+
 }  // namespace herald::runtime::detail

@@ -87,6 +87,12 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
                                              Statistics& stats, const DataPlan& plan,
                                              const ControlSettings& settings, std::optional<int> rank);
 
+// The statistics both controls derive the same way from their counts: what moved point to point (every
+// delivery less the broadcasts'), the broadcasts the plan did not run and why, and whether the strategy
+// can do anything with `workers` workers under this control.
+void complete_statistics(Statistics& stats, const DataPlan& plan, const ControlSettings& settings, int workers,
+                         bool head_control);
+
 // The carrier of a strategy (never nobcast or automatic, which the plan resolves before).
 std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const CarrierContext& context);
 
