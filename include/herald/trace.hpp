@@ -50,8 +50,9 @@ enum class Kind : std::uint16_t {
   dyn_land,   // a dyn piece landed here: a message id, b peer (sender), c bytes, d offset
   producer,   // a runtime task reads what another wrote: a task, b producer
   version,    // a runtime task writes a version: a task, e (data << 32 | version)
+  data_name,  // the program (or the runtime, for its own) registered a datum: a data handle, name its name
 };
-inline constexpr int kind_count = 13;
+inline constexpr int kind_count = 14;
 std::string_view to_string(Kind kind) noexcept;
 
 struct Event {

@@ -4,6 +4,7 @@
 #include "mapping.hpp"
 
 #include <herald/settings.hpp>
+#include <herald/tracing.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -35,8 +36,21 @@ Arguments Lowering::operator_arguments(std::string_view op, Element element) con
   return arguments(builtin, element);
 }
 
+namespace {
+
+// The trace names data as the program named them (herald-trace's critical path, the transfers).
+void trace_name(const Data& d, std::string_view name) {
+  if (trace::Recorder* recorder = trace::recorder()) {
+    const double now = recorder->now();
+    recorder->record({.begin = now, .end = now, .a = d.index(), .name = recorder->string(name), .kind = trace::Kind::data_name});
+  }
+}
+
+}  // namespace
+
 Data Lowering::data(std::span<std::byte> bytes, std::string name, int owner) {
   const Data d = control_.data(bytes, name, owner);
+  trace_name(d, name);
   if (data_.size() <= d.index_) data_.resize(d.index_ + 1);
   Datum& datum = data_[d.index_];
   datum.buffer = bytes;
@@ -47,6 +61,7 @@ Data Lowering::data(std::span<std::byte> bytes, std::string name, int owner) {
 
 Data Lowering::internal(Datum& d, std::span<std::byte> bytes, std::string name, std::size_t worker, bool broadcast) {
   Data made = control_.data(bytes, d.name + "." + name, static_cast<int>(worker), broadcast);
+  trace_name(made, d.name + "." + name);
   made.element_ = d.element;
   if (data_.size() <= made.index_) data_.resize(made.index_ + 1);
   data_[made.index_].owner = static_cast<int>(worker);

@@ -79,6 +79,7 @@ class Writer {
           case Kind::submit: submitted_[e.a] = ref(log, e.begin); break;
           case Kind::producer: producers_[e.a].push_back(e.b); break;
           case Kind::version: writers_[e.e] = e.a; break;
+          case Kind::data_name: data_names_[e.a] = text(log, e.name); break;
           case Kind::recipient: recipients_[e.a].push_back(e.b); break;
           case Kind::recv:  // a message's receiver: (comm, id, from, to, offset, bytes)
             receivers_[{e.b, e.a, e.c, log.rank, low(e.e, 40), e.d}].push_back(&e);
@@ -107,6 +108,12 @@ class Writer {
     }
     s += ']';
     return s;
+  }
+  // The name the program gave a datum ("" in a trace that never recorded it).
+  const std::string& data_name(std::int64_t handle) const {
+    static const std::string none;
+    const auto at = data_names_.find(handle);
+    return at == data_names_.end() ? none : at->second;
   }
   std::int64_t writer(std::int64_t version) const {
     const auto at = writers_.find(version);
@@ -137,14 +144,15 @@ class Writer {
         span(log, e, "transfer", "fetch",
              "\"from\":" + to_string(e.a) + ",\"to\":" + to_string(e.b) + ",\"bytes\":" + to_string(e.c) +
                  ",\"task\":" + to_string(e.d) + ",\"data\":" + to_string(high(e.e, 32)) + ",\"version\":" +
-                 to_string(low(e.e, 32)) + ",\"producer\":" + to_string(writer(e.e)));
+                 to_string(low(e.e, 32)) + ",\"name\":" + json_text(data_name(high(e.e, 32))) +
+                 ",\"producer\":" + to_string(writer(e.e)));
         break;
       case Kind::broadcast: {
         const auto r = recipients_.find(e.a);
         span(log, e, "broadcast", text(log, e.name),
              "\"id\":" + to_string(e.a) + ",\"root\":" + to_string(e.b) + ",\"bytes\":" + to_string(e.c) +
                  ",\"role\":" + (e.d ? "\"root\"" : "\"recipient\"") + ",\"data\":" + to_string(high(e.e, 32)) +
-                 ",\"version\":" + to_string(low(e.e, 32)) +
+                 ",\"version\":" + to_string(low(e.e, 32)) + ",\"name\":" + json_text(data_name(high(e.e, 32))) +
                  ",\"recipients\":" + (r == recipients_.end() ? "[]" : list(r->second)));
         break;
       }
@@ -177,7 +185,8 @@ class Writer {
       case Kind::producer:
       case Kind::version:
       case Kind::recipient:
-        break;  // joined into the task and broadcast records
+      case Kind::data_name:
+        break;  // joined into the task, transfer and broadcast records
     }
   }
 
@@ -204,6 +213,7 @@ class Writer {
   std::map<std::int64_t, double> submitted_;
   std::map<std::int64_t, std::vector<std::int64_t>> producers_, recipients_;
   std::map<std::int64_t, std::int64_t> writers_;  // version (data << 32 | version) -> its task
+  std::map<std::int64_t, std::string> data_names_;  // data handle -> the name it was registered under
   std::map<MessageKey, std::deque<const Event*>> receivers_;
   std::size_t flows_ = 0;
 };

@@ -19,7 +19,7 @@ namespace herald::trace {
 std::string_view to_string(Kind kind) noexcept {
   static constexpr std::array<std::string_view, kind_count> names{
       "task", "submit", "transfer", "broadcast", "recipient", "schedule",
-      "bcast", "send", "recv", "dyn_send", "dyn_land", "producer", "version"};
+      "bcast", "send", "recv", "dyn_send", "dyn_land", "producer", "version", "data_name"};
   const auto i = static_cast<std::size_t>(kind);
   return i < names.size() ? names[i] : "unknown";
 }

@@ -38,9 +38,12 @@ def task(name, tid_task, rank, thread, ts, dur, producers):
                 producers=producers)
 
 
-def transfer(rank, ts, dur, sender, nbytes, needing, producer, data):
-    return span("transfer", "fetch", rank, 0, ts, dur, **{"from": sender, "to": rank, "bytes": nbytes,
-                "task": needing, "data": data, "version": 1, "producer": producer})
+def transfer(rank, ts, dur, sender, nbytes, needing, producer, data, name=None):
+    args = {"from": sender, "to": rank, "bytes": nbytes, "task": needing, "data": data, "version": 1,
+            "producer": producer}
+    if name is not None:
+        args["name"] = name  # as the runtime records it; older traces have none
+    return span("transfer", "fetch", rank, 0, ts, dur, **args)
 
 
 def broadcast(strategy, rank, ts, dur, bid, root, recipients, nbytes, role):
@@ -80,7 +83,7 @@ def runtime_trace():
         task("update", 2, 1, 1, 50, 30, [0, 1]),
         task("finish", 3, 0, 1, 85, 10, [2, 4]),
         task("solo", 5, 2, 0, 86, 3, []),
-        transfer(1, 30, 15, 0, 1000, 2, 0, 0),
+        transfer(1, 30, 15, 0, 1000, 2, 0, 0, name="grid"),
         transfer(1, 40, 15, 0, 64, 2, 4, 4),
         transfer(0, 80, 4, 1, 500, 3, 2, 2),
         {"ph": "s", "cat": "transfer", "name": "fetch", "id": 1, "pid": 0, "tid": 0, "ts": 30.0},
@@ -291,6 +294,9 @@ class RuntimeTraceTest(ToolCase):
             steps.append((fields[1], fields[2], int(fields[4]), float(fields[5]), float(fields[6])))
         self.assertEqual(steps, RUNTIME_PATH)
         self.assertIn("task=2", self.summary)
+        # Data by the name the program gave it where the trace has one, else by handle.
+        self.assertIn("data=grid.v1", self.summary)
+        self.assertIn("data=2.v1", self.summary)
         self.assertRegex(self.summary, r"tasks 60\.000 us \(70\.6%\), transfers 19\.000 us \(22\.4%\), "
                                        r"waiting 6\.000 us \(7\.1%\)")
 

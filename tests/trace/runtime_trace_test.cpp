@@ -65,8 +65,17 @@ void check_trace(const std::string& file, const Expected& expected, BroadcastStr
   };
   for (const auto& b : broadcasts) has.insert({b["pid"].get<int>(), version(b["args"])});
   for (const auto& t : transfers) has.insert({t["args"]["to"].get<int>(), version(t["args"])});
+  // Data are named as the program named them: "shared" and "made" first, then the sums.
+  const auto check_name = [&](const nlohmann::json& a) {
+    const std::string name = a["name"];
+    if (a["data"] == 0) EXPECT_EQ(name, "shared") << what;
+    else if (a["data"] == 1) EXPECT_EQ(name, "made") << what;
+    else EXPECT_TRUE(name.starts_with("sum ") || name.starts_with("part ") || name == "last") << what << ": " << name;
+  };
+  for (const auto& b : broadcasts) check_name(b["args"]);
   for (const auto& t : transfers) {
     const auto& a = t["args"];
+    check_name(a);
     EXPECT_EQ(a["to"], t["pid"]) << what;
     EXPECT_NE(a["from"], a["to"]) << what;
     const int from = a["from"];
