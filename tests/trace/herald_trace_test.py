@@ -39,11 +39,11 @@ def task(name, tid_task, rank, thread, ts, dur, producers):
 
 
 def transfer(rank, ts, dur, sender, nbytes, needing, producer, data, name=None):
-    args = {"from": sender, "to": rank, "bytes": nbytes, "task": needing, "data": data, "version": 1,
-            "producer": producer}
+    event = span("transfer", "fetch", rank, 0, ts, dur, **{"from": sender, "to": rank, "bytes": nbytes,
+                 "task": needing, "data": data, "version": 1, "producer": producer})
     if name is not None:
-        args["name"] = name  # as the runtime records it; older traces have none
-    return span("transfer", "fetch", rank, 0, ts, dur, **args)
+        event["args"]["name"] = name  # as the runtime records it; older traces have none
+    return event
 
 
 def broadcast(strategy, rank, ts, dur, bid, root, recipients, nbytes, role):
