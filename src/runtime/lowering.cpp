@@ -79,7 +79,22 @@ Data Lowering::scratch(std::size_t bytes, std::size_t k, std::size_t worker) {
   return at->second;
 }
 
+void Lowering::check_whole(const Data& d, std::string_view what, bool program_buffer) const {
+  if (!ours(d)) return;  // the control refuses it, naming the handle
+  const Datum& x = data_[d.index_];
+  if (x.partitioned)
+    throw Error(Errc::invalid_argument, std::string(what) + ": data '" + x.name +
+                                            "' is partitioned; use its pieces, or unpartition it first");
+  if (x.retired)
+    throw Error(Errc::invalid_argument, std::string(what) + ": data '" + x.name + "' is a piece of '" +
+                                            data_[*x.parent].name + "', which was unpartitioned");
+  if (program_buffer && x.block)
+    throw Error(Errc::invalid_argument, std::string(what) + ": data '" + x.name + "' is a 2-D block, which has no "
+                                            "buffer of the program's; read '" + data_[*x.parent].name + "' after unpartition");
+}
+
 void Lowering::enter(Data d) {
+  check_whole(d, "enter", true);
   fold(d);
   control_.enter(d);
   if (ours(d)) {
@@ -89,6 +104,7 @@ void Lowering::enter(Data d) {
 }
 
 void Lowering::read(Data d, bool exit) {
+  check_whole(d, exit ? "exit" : "read", true);
   fold(d);
   if (ours(d) && datum(d).scattered) assemble(d, datum(d));
   control_.read(d, exit);
@@ -120,6 +136,7 @@ void Lowering::check(std::string_view kernel, std::span<const Use> uses) const {
     const Use& u = uses[i];
     if (u.mode == Mode::scratch) continue;
     if (!ours(u.data)) throw Error(Errc::invalid_argument, task() + ": a use of a data handle this runtime never registered");
+    check_whole(u.data, task(), false);
     if (u.mode == Mode::reduce) check_operator(u, task());
     for (std::size_t j = 0; j < i; ++j)
       if (uses[j].mode != Mode::scratch && uses[j].data.index_ == u.data.index_)
@@ -177,7 +194,10 @@ Data Lowering::contribute(const Use& use, std::optional<std::size_t> worker, con
 std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                  TaskOptions options) {
   const bool involved = std::any_of(uses.begin(), uses.end(), [&](const Use& u) {
-    return u.mode == Mode::reduce || u.mode == Mode::scratch || (ours(u.data) && (datum(u.data).open || datum(u.data).scattered));
+    if (u.mode == Mode::reduce || u.mode == Mode::scratch) return true;
+    if (!ours(u.data)) return false;
+    const Datum& x = datum(u.data);
+    return x.open || x.scattered || x.partitioned || x.retired;
   });
   if (!involved) {
     const std::uint64_t id = control_.submit(kernel, uses, std::move(arguments), options);
@@ -312,6 +332,94 @@ Data Lowering::copy_on(Datum& d, std::size_t worker) {
     d.assembled[worker] = true;
   }
   return d.copies[worker];
+}
+
+std::vector<Data> Lowering::partition(Data target, std::size_t blocks, std::optional<Blocks2D> grid) {
+  const std::string what = grid ? "partition (2-D)" : "partition";
+  if (!ours(target)) throw Error(Errc::invalid_argument, what + " of a data handle this runtime never registered");
+  check_whole(target, what, false);
+  Datum& d = datum(target);
+  const std::size_t element = element_size(target.element_);
+  const std::size_t elements = target.bytes_ / element;
+  std::vector<std::size_t> sizes;
+  if (grid) {
+    const Blocks2D& g = *grid;
+    if (g.rows * g.columns * element != target.bytes_)
+      throw Error(Errc::invalid_argument, what + " of '" + d.name + "': " + std::to_string(g.rows) + " x " +
+                                              std::to_string(g.columns) + " elements of " + std::to_string(element) +
+                                              " bytes are not its " + std::to_string(target.bytes_) + " bytes");
+    if (g.block_rows == 0 || g.block_columns == 0 || g.block_rows > g.rows || g.block_columns > g.columns)
+      throw Error(Errc::invalid_argument, what + " of '" + d.name + "': blocks of " + std::to_string(g.block_rows) +
+                                              " x " + std::to_string(g.block_columns) + " do not fit " +
+                                              std::to_string(g.rows) + " x " + std::to_string(g.columns));
+    for (std::size_t r = 0; r < g.rows; r += g.block_rows)
+      for (std::size_t c = 0; c < g.columns; c += g.block_columns)
+        sizes.push_back(std::min(g.block_rows, g.rows - r) * std::min(g.block_columns, g.columns - c) * element);
+  } else {
+    if (blocks == 0 || blocks > elements)
+      throw Error(Errc::invalid_argument, what + " of '" + d.name + "' into " + std::to_string(blocks) +
+                                              " pieces: it has " + std::to_string(elements) + " elements");
+    sizes = piece_sizes(target.bytes_, element, blocks);
+  }
+  fold(target);
+  if (d.scattered) assemble(target, d);
+  std::vector<Data> parts;
+  std::vector<Use> uses{in(target)};
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::string name = d.name + "[" + std::to_string(i) + "]";
+    if (grid) {
+      const std::size_t across = (grid->columns + grid->block_columns - 1) / grid->block_columns;
+      name = d.name + "[" + std::to_string(i / across) + "," + std::to_string(i % across) + "]";
+    }
+    // A 1-D piece's buffer is its part of the program's; a block's is never used (reads go through d).
+    const std::span<std::byte> buffer = grid ? d.buffer.subspan(0, sizes[i]) : d.buffer.subspan(at, sizes[i]);
+    at += sizes[i];
+    Data piece = data(buffer, name, d.owner);
+    piece.element_ = target.element_;
+    Datum& p = datum(piece);  // a deque: `d` stays put
+    p.parent = target.index_;
+    p.block = grid.has_value();
+    p.valued = d.valued;
+    parts.push_back(piece);
+    uses.push_back(out(piece));
+  }
+  if (d.valued) {
+    const Arguments shape = grid ? arguments(*grid, element) : Arguments{};
+    control_.submit(grid ? partition2d_kernel : partition_kernel, uses, shape, {.worker = d.owner});
+  }
+  d.partitioned = true;
+  d.parts = parts;
+  d.grid = grid;
+  return parts;
+}
+
+void Lowering::unpartition(Data target) {
+  if (!ours(target) || !datum(target).partitioned)
+    throw Error(Errc::invalid_argument, "unpartition of " + (ours(target) ? "data '" + datum(target).name + "', which is not partitioned"
+                                                                          : std::string("a data handle this runtime never registered")));
+  Datum& d = datum(target);
+  std::vector<Use> uses{out(target)};
+  std::size_t valued = 0;
+  for (const Data& piece : d.parts) {
+    fold(piece);
+    if (datum(piece).scattered) assemble(piece, datum(piece));
+    valued += datum(piece).valued ? 1 : 0;
+    uses.push_back(in(piece));
+  }
+  if (valued != 0 && valued != d.parts.size())
+    for (const Data& piece : d.parts)
+      if (!datum(piece).valued)
+        throw Error(Errc::invalid_argument, "unpartition of '" + d.name + "': piece '" + datum(piece).name +
+                                                "' has no value; write every piece, or none");
+  d.partitioned = false;
+  if (valued != 0) {
+    const Arguments shape = d.grid ? arguments(*d.grid, element_size(target.element_)) : Arguments{};
+    control_.submit(d.grid ? unpartition2d_kernel : assemble_kernel, uses, shape, {.worker = d.owner});
+    d.valued = true;
+  }
+  for (const Data& piece : d.parts) datum(piece).retired = true;
+  d.parts.clear();
 }
 
 }  // namespace herald::runtime::detail

@@ -29,6 +29,14 @@
 
 namespace herald::runtime::detail {
 
+// Partitions: "herald.partition" gives its outputs its input's bytes, piece after piece (the worker makes
+// them views of the input's replica, with no copy); "herald.partition2d" and "herald.unpartition2d" copy
+// blocks out of and back into a row-major matrix (arguments: Blocks2D, element bytes); unpartitioning 1-D
+// pieces is an assemble.
+inline constexpr std::string_view partition_kernel = "herald.partition";
+inline constexpr std::string_view partition2d_kernel = "herald.partition2d";
+inline constexpr std::string_view unpartition2d_kernel = "herald.unpartition2d";
+
 // The internal kernels: "herald.identity" and "herald.combine" take (BuiltinOp, Element) as arguments;
 // a user's operator NAME runs as "herald.identity:NAME" and "herald.combine:NAME". A combine folds every
 // input after the first access into the first, in access order. "herald.split" copies its input into its
@@ -55,6 +63,9 @@ class Lowering {
   void enter(Data d);
   void read(Data d, bool exit);
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments, TaskOptions options);
+  // Head::partition (`grid` for 2-D, else `blocks` runs) and Head::unpartition.
+  std::vector<Data> partition(Data d, std::size_t blocks, std::optional<Blocks2D> grid);
+  void unpartition(Data d);
 
  private:
   struct Datum {
@@ -79,6 +90,14 @@ class Lowering {
     std::size_t root = 0;
     std::vector<Data> copies;    // per worker: the value assembled there for its readers
     std::vector<bool> assembled;  // per worker: its copy holds the scattered value
+    // Partitions: a parent's pieces while it is partitioned (and its 2-D shape); a piece's parent
+    // (std::nullopt for data that are no piece), whether it is 2-D, and whether unpartition retired it.
+    bool partitioned = false;
+    std::vector<Data> parts;
+    std::optional<Blocks2D> grid;
+    std::optional<std::uint32_t> parent;
+    bool block = false;
+    bool retired = false;
   };
   Datum& datum(const Data& d) { return data_[d.index_]; }
   // The k-th scratch use of `bytes` in a task on `worker` (0 where the task's worker is unknown at submit).
@@ -87,6 +106,8 @@ class Lowering {
   // Refuses what the controls cannot see: a foreign handle, an unknown operator, a datum named twice.
   void check(std::string_view kernel, std::span<const Use> uses) const;
   void check_operator(const Use& use, std::string_view task) const;
+  // Refuses a use of a partitioned datum or a retired piece: `what` names the use ("task 4 (kernel 'k')").
+  void check_whole(const Data& d, std::string_view what, bool program_buffer) const;
   // The worker a task runs on where the program or its data decide it at submit (mapped, owner).
   std::optional<std::size_t> known_worker(std::string_view kernel, std::span<const Use> uses, const TaskOptions& options) const;
   Data contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options);

@@ -347,6 +347,43 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                              at += piece.size();
                            }
                          }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
+    // Partitions. A worker makes herald.partition's outputs views of its input, so that the copy below
+    // finds each piece in place already; it copies where a piece is not (a worker that did not).
+    s.kernels.push_back({std::string(detail::partition_kernel), [](TaskContext& t) {
+                           const auto whole = t.in(0);
+                           std::size_t at = 0;
+                           for (std::size_t i = 1; i < t.accesses(); ++i) {
+                             const auto piece = t.out(i);
+                             if (!piece.empty() && piece.data() != whole.data() + at)
+                               std::memcpy(piece.data(), whole.data() + at, piece.size());
+                             at += piece.size();
+                           }
+                         }, {}});
+    // Every row of every block (row-major block order): (block, offset in the matrix, offset in the block,
+    // bytes), for the copies both ways.
+    const auto rows_of_blocks = [](TaskContext& t, const auto& copy) {
+      const auto g = t.argument<Blocks2D>();
+      const auto element = t.argument<std::size_t>(sizeof(Blocks2D));
+      std::size_t i = 1;
+      for (std::size_t r = 0; r < g.rows; r += g.block_rows)
+        for (std::size_t c = 0; c < g.columns; c += g.block_columns, ++i) {
+          const std::size_t rows = std::min(g.block_rows, g.rows - r), columns = std::min(g.block_columns, g.columns - c);
+          for (std::size_t row = 0; row < rows; ++row)
+            copy(i, ((r + row) * g.columns + c) * element, row * columns * element, columns * element);
+        }
+    };
+    s.kernels.push_back({std::string(detail::partition2d_kernel), [rows_of_blocks](TaskContext& t) {
+                           const auto matrix = t.in(0);
+                           rows_of_blocks(t, [&](std::size_t i, std::size_t in_matrix, std::size_t in_block, std::size_t n) {
+                             std::memcpy(t.out(i).data() + in_block, matrix.data() + in_matrix, n);
+                           });
+                         }, {}});
+    s.kernels.push_back({std::string(detail::unpartition2d_kernel), [rows_of_blocks](TaskContext& t) {
+                           const auto matrix = t.out(0);
+                           rows_of_blocks(t, [&](std::size_t i, std::size_t in_matrix, std::size_t in_block, std::size_t n) {
+                             std::memcpy(matrix.data() + in_matrix, t.in(i).data() + in_block, n);
+                           });
+                         }, {}});
     s.kernels.push_back({std::string(detail::split_kernel), [](TaskContext& t) {
                            const auto whole = t.in(0);
                            std::size_t at = 0;
@@ -488,6 +525,9 @@ std::uint64_t Head::submit(std::string_view kernel, std::span<const Use> uses, A
                            TaskOptions options) {
   return state_.lowering->submit(kernel, uses, std::move(arguments), options);
 }
+std::vector<Data> Head::partition(Data d, std::size_t blocks) { return state_.lowering->partition(d, blocks, std::nullopt); }
+std::vector<Data> Head::partition(Data d, Blocks2D blocks) { return state_.lowering->partition(d, 0, blocks); }
+void Head::unpartition(Data d) { state_.lowering->unpartition(d); }
 void Head::wait() { state_.head->wait(); }
 int Head::workers() const noexcept { return state_.head->workers(); }
 Statistics Head::statistics() const { return state_.head->statistics(); }

@@ -60,6 +60,8 @@ Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, S
       last_heartbeat_(LoopClock::now()) {
   if (!settings_.report) throw Error(Errc::invalid_argument, "a worker needs a report to send its news to");
   if (settings_.threads > 0) pool_ = std::make_unique<Pool>(settings_.threads);
+  for (std::size_t k = 0; k < kernels_.size(); ++k)
+    if (kernels_[k].name == "herald.partition") partition_kernel_ = static_cast<std::uint32_t>(k);
   on(tasks_handler, "tasks", [this](const auto& a) { on_tasks(a); });
   on(fetch_handler, "fetch", [this](const auto& a) { on_fetch(a); });
   on(data_handler, "data", [this](const auto& a) { on_data(a); });
@@ -383,10 +385,19 @@ void Worker::start(std::uint64_t task) {
   }
   local.views.reserve(local.order.accesses.size());
   local.keep.reserve(local.order.accesses.size());
+  // A partition's pieces: consecutive views of its input's replica, sharing its ownership (a write to a
+  // piece later makes a new version of its own, as the replica is never theirs alone).
+  const bool views = partition_kernel_ && local.order.kernel == *partition_kernel_;
+  std::size_t viewed = 0;
   for (const TaskAccess& access : local.order.accesses) {
     Replica bytes;
     if (access.mode == Mode::in) {
       bytes = *store_.find(access.read);
+    } else if (views && access.mode == Mode::out && !local.keep.empty() &&
+               viewed + access.bytes <= local.keep.front().bytes.size()) {
+      const Replica& whole = local.keep.front();
+      bytes = Replica{whole.bytes.subspan(viewed, access.bytes), whole.owner};
+      viewed += access.bytes;
     } else if (access.mode == Mode::out) {
       bytes = store_.allocate(access.bytes);
     } else {

@@ -165,6 +165,9 @@ class Worker final : private Participant {
 
   dyn::Channel& channel_;
   const std::vector<KernelEntry>& kernels_;
+  // The index of the runtime's herald.partition among kernels_, if registered: its outputs are made views
+  // of its input's replica, with no copy (docs/runtime.md, "Partitions").
+  std::optional<std::uint32_t> partition_kernel_;
   Settings settings_;
   int rank_;
   Store store_;

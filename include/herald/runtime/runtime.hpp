@@ -273,6 +273,15 @@ struct TaskOptions {
   std::optional<int> worker{};
 };
 
+// A 2-D partition (Head::partition): a row-major matrix of `rows` x `columns` elements cut into blocks of
+// `block_rows` x `block_columns` (the last row and column of blocks take what is left).
+struct Blocks2D {
+  std::size_t rows = 0;
+  std::size_t columns = 0;
+  std::size_t block_rows = 0;
+  std::size_t block_columns = 0;
+};
+
 class Head;
 
 class Runtime {
@@ -372,6 +381,17 @@ class Head {
                        TaskOptions options = {});
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments = {},
                        TaskOptions options = {});
+
+  // Cuts `d` into pieces, each a datum of its own for placement, transfer and broadcast, in the graph's
+  // order (StarPU's partition plan and submit): the tasks submitted next use the pieces, and `d` itself is
+  // refused until unpartition(d) puts them back. 1-D: `blocks` consecutive runs of whole elements (as even
+  // as they allow), views into d's version where it is, with no copy; read() of a piece lands in its part
+  // of d's buffer. 2-D: the blocks of a row-major matrix of d's element type, in row-major block order,
+  // each copied out where d is (a block is no contiguous run); read() them through d, after unpartition.
+  std::vector<Data> partition(Data d, std::size_t blocks);
+  std::vector<Data> partition(Data d, Blocks2D blocks);
+  // The pieces' values become d's, in the graph's order; the pieces are refused from then on.
+  void unpartition(Data d);
 
   // Runs everything submitted so far; returns when it is all done and every read() has landed.
   void wait();
