@@ -17,6 +17,7 @@
 
 #include "cli.hpp"
 #include "reduction_tree.hpp"
+#include "statistics.hpp"
 
 #include <mpi.h>
 
@@ -28,10 +29,7 @@
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+double median(const std::vector<double>& v) { return herald::bench::spread_of(v).median; }
 
 // The host's time for one built-in sum of `bytes` into as many (median of 5), outside any simulation.
 double combine_seconds(std::size_t bytes) {

@@ -48,6 +48,8 @@ class Coordinator {
   virtual std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                TaskOptions options) = 0;
   virtual void wait() = 0;
+  // Whether `d` has a value in submission order (entered, or written by a task submitted so far).
+  virtual bool has_value(const Data& d) const noexcept = 0;
   // The number the next submit() will return.
   virtual std::uint64_t next_task() const noexcept = 0;
   virtual int workers() const noexcept = 0;

@@ -41,6 +41,7 @@ class HeadState final : public Coordinator {
                        TaskOptions options) override;
   void wait() override;
   std::uint64_t next_task() const noexcept override { return next_id_; }
+  bool has_value(const Data& d) const noexcept override { return owns(d) && graph_.version(d.index_) > 0; }
 
   int workers() const noexcept override { return static_cast<int>(workers_); }
   Statistics statistics() const override;

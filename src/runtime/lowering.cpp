@@ -97,10 +97,7 @@ void Lowering::enter(Data d) {
   check_whole(d, "enter", true);
   fold(d);
   control_.enter(d);
-  if (ours(d)) {
-    datum(d).valued = true;
-    datum(d).scattered = false;  // the entered value replaces the pieces'
-  }
+  if (ours(d)) datum(d).scattered = false;  // the entered value replaces the pieces'
 }
 
 void Lowering::read(Data d, bool exit) {
@@ -199,12 +196,7 @@ std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> use
     const Datum& x = datum(u.data);
     return x.open || x.scattered || x.partitioned || x.retired;
   });
-  if (!involved) {
-    const std::uint64_t id = control_.submit(kernel, uses, std::move(arguments), options);
-    for (const Use& u : uses)
-      if (writes(u.mode) && ours(u.data)) datum(u.data).valued = true;
-    return id;
-  }
+  if (!involved) return control_.submit(kernel, uses, std::move(arguments), options);
   check(kernel, uses);  // before anything is recorded
   const std::optional<std::size_t> worker = known_worker(kernel, uses, options);
   // Data used otherwise have their open reductions folded first, so the task sees the results.
@@ -227,10 +219,7 @@ std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> use
     }
   }
   if (scheduler_ == Scheduler::mapped && worker) options.worker = static_cast<int>(*worker);
-  const std::uint64_t id = control_.submit(kernel, lowered_, std::move(arguments), options);
-  for (const Use& u : uses)
-    if (u.mode == Mode::out || u.mode == Mode::inout) datum(u.data).valued = true;
-  return id;
+  return control_.submit(kernel, lowered_, std::move(arguments), options);
 }
 
 void Lowering::fold(const Data& target) {
@@ -252,11 +241,10 @@ void Lowering::fold(const Data& target) {
     return scatter(d, target, how);
   }
   const auto worker = [&](std::size_t i) { return static_cast<int>(used[i]); };
-  if (!d.valued) {
+  if (!control_.has_value(target)) {
     // Nothing to add the partials to: the datum starts at the identity.
     const Use fresh[] = {out(target)};
     control_.submit(kernel_of(identity_kernel, d.op), fresh, how, {.worker = worker(root)});
-    d.valued = true;
   }
   std::vector<Use> last{inout(target)};
   if (strategy == ReductionStrategy::tree) {
@@ -299,7 +287,8 @@ void Lowering::scatter(Datum& d, const Data& target, const Arguments& how) {
     if (d.pieces[u].empty()) cut(d.pieces[u], std::to_string(u));
     split(d.partials[u], d.pieces[u], u);
   }
-  if (d.valued) {
+  const bool valued = control_.has_value(target);
+  if (valued) {
     if (d.value_pieces.empty()) cut(d.value_pieces, "value");
     split(target, d.value_pieces, static_cast<std::size_t>(d.owner));
   }
@@ -307,10 +296,9 @@ void Lowering::scatter(Datum& d, const Data& target, const Arguments& how) {
   for (std::size_t p = 0; p < m; ++p) {
     std::vector<Use> uses{inout(d.pieces[d.used[p]][p])};
     for (std::size_t k = 1; k < m; ++k) uses.push_back(in(d.pieces[d.used[(p + k) % m]][p]));
-    if (d.valued) uses.push_back(in(d.value_pieces[p]));
+    if (valued) uses.push_back(in(d.value_pieces[p]));
     control_.submit(combine, uses, how, {.worker = static_cast<int>(d.used[p])});
   }
-  d.valued = true;
   d.scattered = true;
   d.assembled.assign(workers, false);
 }
@@ -380,11 +368,10 @@ std::vector<Data> Lowering::partition(Data target, std::size_t blocks, std::opti
     Datum& p = datum(piece);  // a deque: `d` stays put
     p.parent = target.index_;
     p.block = grid.has_value();
-    p.valued = d.valued;
     parts.push_back(piece);
     uses.push_back(out(piece));
   }
-  if (d.valued) {
+  if (control_.has_value(target)) {
     const Arguments shape = grid ? arguments(*grid, element) : Arguments{};
     control_.submit(grid ? partition2d_kernel : partition_kernel, uses, shape, {.worker = d.owner});
   }
@@ -404,19 +391,18 @@ void Lowering::unpartition(Data target) {
   for (const Data& piece : d.parts) {
     fold(piece);
     if (datum(piece).scattered) assemble(piece, datum(piece));
-    valued += datum(piece).valued ? 1 : 0;
+    valued += control_.has_value(piece) ? 1 : 0;
     uses.push_back(in(piece));
   }
   if (valued != 0 && valued != d.parts.size())
     for (const Data& piece : d.parts)
-      if (!datum(piece).valued)
+      if (!control_.has_value(piece))
         throw Error(Errc::invalid_argument, "unpartition of '" + d.name + "': piece '" + datum(piece).name +
                                                 "' has no value; write every piece, or none");
   d.partitioned = false;
   if (valued != 0) {
     const Arguments shape = d.grid ? arguments(*d.grid, element_size(target.element_)) : Arguments{};
     control_.submit(d.grid ? unpartition2d_kernel : assemble_kernel, uses, shape, {.worker = d.owner});
-    d.valued = true;
   }
   for (const Data& piece : d.parts) datum(piece).retired = true;
   d.parts.clear();

@@ -72,7 +72,6 @@ class Lowering {
     std::span<std::byte> buffer;  // the program's; the internal data name parts of it, but never enter nor read it
     std::string name;
     int owner = 0;
-    bool valued = false;         // entered or written: the fold adds to its value
     std::vector<Data> partials;  // per worker, made when first contributed to
     // The reduction open on it, if any: its operator, and which partials hold a contribution.
     bool open = false;

@@ -42,6 +42,9 @@ class ReplicatedState final : public Coordinator {
                        TaskOptions options) override;
   void wait() override;
   std::uint64_t next_task() const noexcept override { return next_id_; }
+  bool has_value(const Data& d) const noexcept override {
+    return d.owner_ == id_ && d.index_ < handles_.size() && handles_[d.index_].valued;
+  }
   int workers() const noexcept override { return size_; }
   Statistics statistics() const override;
   bool lost_worker() const noexcept override { return lost_; }
