@@ -72,7 +72,10 @@ Data Lowering::internal(Datum& d, std::span<std::byte> bytes, std::string name, 
 Data Lowering::scratch(std::size_t bytes, std::size_t k, std::size_t worker) {
   auto [at, made] = scratch_.try_emplace({bytes, k, worker});
   if (made) {
-    std::span<std::byte> buffer = scratch_buffers_.emplace_back(bytes);
+    // The controls want a buffer of the program's for every datum; nothing reads or writes a scratch
+    // datum's, so every one shares the largest so far.
+    if (scratch_buffers_.empty() || scratch_buffers_.back().size() < bytes) scratch_buffers_.emplace_back(bytes);
+    const std::span<std::byte> buffer = std::span(scratch_buffers_.back()).first(bytes);
     at->second = data(buffer, "herald.scratch" + std::to_string(bytes) + "." + std::to_string(k) + ".w" + std::to_string(worker),
                       static_cast<int>(worker));
   }
@@ -203,6 +206,7 @@ std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> use
   for (const Use& u : uses)
     if (u.mode != Mode::reduce && u.mode != Mode::scratch) fold(u.data);
   lowered_.assign(uses.begin(), uses.end());
+  std::vector<Datum*> overwritten;
   std::size_t scratches = 0;
   for (Use& u : lowered_) {
     if (u.mode == Mode::scratch) {
@@ -213,13 +217,15 @@ std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> use
     if (u.mode == Mode::reduce) {
       u = inout(contribute(u, worker, options));
     } else if (d.scattered) {
-      if (u.mode == Mode::out) d.scattered = false;  // overwritten: the pieces are moot
+      if (u.mode == Mode::out) overwritten.push_back(&d);  // the pieces are moot once the task is recorded
       else if (u.mode == Mode::in && worker) u = in(copy_on(d, *worker));
       else assemble(u.data, d);
     }
   }
   if (scheduler_ == Scheduler::mapped && worker) options.worker = static_cast<int>(*worker);
-  return control_.submit(kernel, lowered_, std::move(arguments), options);
+  const std::uint64_t id = control_.submit(kernel, lowered_, std::move(arguments), options);
+  for (Datum* d : overwritten) d->scattered = false;
+  return id;
 }
 
 void Lowering::fold(const Data& target) {
@@ -271,26 +277,29 @@ void Lowering::scatter(Datum& d, const Data& target, const Arguments& how) {
     d.value_pieces.clear();
     d.pieces_of = m;
   }
-  const auto cut = [&](std::vector<Data>& into, const std::string& of) {
+  // The pieces of a partial (or of the value) are owned where it is cut, so that the owner scheduler cuts
+  // it there too; the cut makes them views of the whole (herald.partition), with no copy.
+  const auto cut = [&](std::vector<Data>& into, const std::string& of, std::size_t owner) {
     std::size_t at = 0;
     for (std::size_t p = 0; p < m; ++p) {
-      into.push_back(internal(d, d.buffer.subspan(at, sizes[p]), "piece" + std::to_string(p) + ".of" + of, d.used[p], false));
+      into.push_back(internal(d, d.buffer.subspan(at, sizes[p]), "piece" + std::to_string(p) + ".of" + of, owner, false));
       at += sizes[p];
     }
   };
   const auto split = [&](const Data& whole, std::span<const Data> pieces, std::size_t worker) {
     std::vector<Use> uses{in(whole)};
     for (const Data& piece : pieces) uses.push_back(out(piece));
-    control_.submit(split_kernel, uses, {}, {.worker = static_cast<int>(worker)});
+    control_.submit(partition_kernel, uses, {}, {.worker = static_cast<int>(worker)});
   };
   for (std::size_t u : d.used) {
-    if (d.pieces[u].empty()) cut(d.pieces[u], std::to_string(u));
+    if (d.pieces[u].empty()) cut(d.pieces[u], std::to_string(u), u);
     split(d.partials[u], d.pieces[u], u);
   }
   const bool valued = control_.has_value(target);
   if (valued) {
-    if (d.value_pieces.empty()) cut(d.value_pieces, "value");
-    split(target, d.value_pieces, static_cast<std::size_t>(d.owner));
+    const auto owner = static_cast<std::size_t>(d.owner);
+    if (d.value_pieces.empty()) cut(d.value_pieces, "value", owner);
+    split(target, d.value_pieces, owner);
   }
   const std::string combine = kernel_of(combine_kernel, d.op);
   for (std::size_t p = 0; p < m; ++p) {
@@ -303,10 +312,14 @@ void Lowering::scatter(Datum& d, const Data& target, const Arguments& how) {
   d.assembled.assign(workers, false);
 }
 
-void Lowering::assemble(const Data& target, Datum& d) {
-  std::vector<Use> uses{out(target)};
+void Lowering::assemble_into(const Data& whole, const Datum& d, std::size_t worker) {
+  std::vector<Use> uses{out(whole)};
   for (std::size_t p = 0; p < d.used.size(); ++p) uses.push_back(in(d.pieces[d.used[p]][p]));
-  control_.submit(assemble_kernel, uses, {}, {.worker = static_cast<int>(d.used[d.root])});
+  control_.submit(assemble_kernel, uses, {}, {.worker = static_cast<int>(worker)});
+}
+
+void Lowering::assemble(const Data& target, Datum& d) {
+  assemble_into(target, d, d.used[d.root]);
   d.scattered = false;
 }
 
@@ -314,9 +327,7 @@ Data Lowering::copy_on(Datum& d, std::size_t worker) {
   if (d.copies.size() <= worker) d.copies.resize(static_cast<std::size_t>(control_.workers()));
   if (!d.copies[worker].valid()) d.copies[worker] = internal(d, d.buffer, "copy" + std::to_string(worker), worker);
   if (!d.assembled[worker]) {
-    std::vector<Use> uses{out(d.copies[worker])};
-    for (std::size_t p = 0; p < d.used.size(); ++p) uses.push_back(in(d.pieces[d.used[p]][p]));
-    control_.submit(assemble_kernel, uses, {}, {.worker = static_cast<int>(worker)});
+    assemble_into(d.copies[worker], d, worker);
     d.assembled[worker] = true;
   }
   return d.copies[worker];
@@ -367,7 +378,7 @@ std::vector<Data> Lowering::partition(Data target, std::size_t blocks, std::opti
     piece.element_ = target.element_;
     Datum& p = datum(piece);  // a deque: `d` stays put
     p.parent = target.index_;
-    p.block = grid.has_value();
+    p.block = grid.has_value() || d.block;  // a piece of a block has no buffer of the program's either
     parts.push_back(piece);
     uses.push_back(out(piece));
   }
@@ -386,6 +397,10 @@ void Lowering::unpartition(Data target) {
     throw Error(Errc::invalid_argument, "unpartition of " + (ours(target) ? "data '" + datum(target).name + "', which is not partitioned"
                                                                           : std::string("a data handle this runtime never registered")));
   Datum& d = datum(target);
+  for (const Data& piece : d.parts)
+    if (datum(piece).partitioned)
+      throw Error(Errc::invalid_argument, "unpartition of '" + d.name + "': its piece '" + datum(piece).name +
+                                              "' is partitioned itself; unpartition it first");
   std::vector<Use> uses{out(target)};
   std::size_t valued = 0;
   for (const Data& piece : d.parts) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "coordinator.hpp"
+#include "internal_kernels.hpp"
 #include "reduction_tree.hpp"
 
 #include <herald/runtime/runtime.hpp>
@@ -28,23 +29,6 @@
 #include <vector>
 
 namespace herald::runtime::detail {
-
-// Partitions: "herald.partition" gives its outputs its input's bytes, piece after piece (the worker makes
-// them views of the input's replica, with no copy); "herald.partition2d" and "herald.unpartition2d" copy
-// blocks out of and back into a row-major matrix (arguments: Blocks2D, element bytes); unpartitioning 1-D
-// pieces is an assemble.
-inline constexpr std::string_view partition_kernel = "herald.partition";
-inline constexpr std::string_view partition2d_kernel = "herald.partition2d";
-inline constexpr std::string_view unpartition2d_kernel = "herald.unpartition2d";
-
-// The internal kernels: "herald.identity" and "herald.combine" take (BuiltinOp, Element) as arguments;
-// a user's operator NAME runs as "herald.identity:NAME" and "herald.combine:NAME". A combine folds every
-// input after the first access into the first, in access order. "herald.split" copies its input into its
-// outputs, piece after piece; "herald.assemble" copies its inputs into its output, piece after piece.
-inline constexpr std::string_view identity_kernel = "herald.identity";
-inline constexpr std::string_view combine_kernel = "herald.combine";
-inline constexpr std::string_view split_kernel = "herald.split";
-inline constexpr std::string_view assemble_kernel = "herald.assemble";
 
 // A user's operator as Runtime::reduction registered it: element_bytes > 0 when it works element by
 // element on elements of that size.
@@ -114,6 +98,7 @@ class Lowering {
   void scatter(Datum& d, const Data& target, const Arguments& how);
   // The scattered value put together: into the datum itself on its root's worker, or into worker w's copy.
   void assemble(const Data& target, Datum& d);
+  void assemble_into(const Data& whole, const Datum& d, std::size_t worker);
   Data copy_on(Datum& d, std::size_t worker);
   // `broadcast`: false for pieces, which every reader fetches from its worker (an allgather: each link
   // carries the datum once, which no tree over the same links improves on).
@@ -132,7 +117,9 @@ class Lowering {
   std::vector<Operator> operators_;
   std::deque<Datum> data_;    // by handle index, the controls' own numbering (a deque: records stay put as it grows)
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, Data> scratch_;  // by (bytes, k, worker)
-  std::deque<std::vector<std::byte>> scratch_buffers_;  // their buffers for the controls: never entered nor read
+  // Buffers for the scratch data's registration, never entered nor read: each as large as the largest
+  // scratch so far, shared by all up to that size (a deque: the earlier ones stay put).
+  std::deque<std::vector<std::byte>> scratch_buffers_;
   std::vector<Use> lowered_;  // a submit's uses as the control sees them
 };
 

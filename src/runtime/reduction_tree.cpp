@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 namespace herald::runtime {
 
@@ -151,7 +152,12 @@ void combine_of(BuiltinOp op, std::span<std::byte> into, std::span<const std::by
     std::memcpy(&a, into.data() + i * sizeof(T), sizeof(T));
     std::memcpy(&b, from.data() + i * sizeof(T), sizeof(T));
     switch (op) {
-      case BuiltinOp::sum: a = static_cast<T>(a + b); break;
+      case BuiltinOp::sum:
+        if constexpr (std::is_integral_v<T>)  // wraps, as unsigned arithmetic does, where a signed sum would overflow
+          a = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+        else
+          a = a + b;
+        break;
       case BuiltinOp::min: a = std::min(a, b); break;
       case BuiltinOp::max: a = std::max(a, b); break;
     }

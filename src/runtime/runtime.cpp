@@ -1,5 +1,6 @@
 #include "head.hpp"
 #include "idle.hpp"
+#include "internal_kernels.hpp"
 #include "lowering.hpp"
 #include "replicated.hpp"
 
@@ -85,12 +86,6 @@ class ToOtherRanks final : public detail::Report {
 constexpr std::string_view reserved_prefix = "herald.";
 // Replicated control's read(): copies the version into the buffer whose address is the argument.
 constexpr const char* read_kernel = "herald.read";
-// A combine's cost for the scheduler: a pass over its inputs' bytes at about 4 GB/s.
-double combine_cost(std::span<const std::size_t> bytes) {
-  double total = 0;
-  for (std::size_t b : bytes) total += static_cast<double>(b);
-  return total * 2.5e-10;
-}
 
 }  // namespace
 
@@ -291,12 +286,12 @@ void Runtime::reduction(std::string name, Initializer identity, Combiner combine
     if (o.name == name) throw Error(Errc::invalid_argument, "reduction '" + name + "' registered twice");
   state_->kernels.push_back({std::string(detail::identity_kernel) + ":" + name,
                              [identity](TaskContext& t) { identity(t.out(0)); },
-                             [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
+                             detail::fill_cost});
   state_->kernels.push_back({std::string(detail::combine_kernel) + ":" + name,
                              [combine](TaskContext& t) {
                                for (std::size_t i = 1; i < t.accesses(); ++i) combine(t.out(0), t.in(i));
                              },
-                             combine_cost});
+                             detail::combine_cost});
   state_->operators.push_back({std::move(name), element_bytes});
 }
 
@@ -328,72 +323,8 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
                            auto* into = reinterpret_cast<std::byte*>(t.argument<std::uintptr_t>());
                            if (into != from.data() && !from.empty()) std::memcpy(into, from.data(), from.size());
                          }, {}});
-  if (std::none_of(s.kernels.begin(), s.kernels.end(), [](const auto& k) { return k.name == detail::identity_kernel; })) {
-    // The built-in reduction operators, on every rank: (BuiltinOp, Element) in the arguments.
-    s.kernels.push_back({std::string(detail::identity_kernel), [](TaskContext& t) {
-                           detail::builtin_identity(t.argument<detail::BuiltinOp>(), t.argument<Element>(1), t.out(0));
-                         }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
-    s.kernels.push_back({std::string(detail::combine_kernel), [](TaskContext& t) {
-                           const auto op = t.argument<detail::BuiltinOp>();
-                           const auto element = t.argument<Element>(1);
-                           for (std::size_t i = 1; i < t.accesses(); ++i) detail::builtin_combine(op, element, t.out(0), t.in(i));
-                         }, combine_cost});
-    s.kernels.push_back({std::string(detail::assemble_kernel), [](TaskContext& t) {
-                           const auto whole = t.out(0);
-                           std::size_t at = 0;
-                           for (std::size_t i = 1; i < t.accesses(); ++i) {
-                             const auto piece = t.in(i);
-                             if (!piece.empty()) std::memcpy(whole.data() + at, piece.data(), piece.size());
-                             at += piece.size();
-                           }
-                         }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
-    // Partitions. A worker makes herald.partition's outputs views of its input, so that the copy below
-    // finds each piece in place already; it copies where a piece is not (a worker that did not).
-    s.kernels.push_back({std::string(detail::partition_kernel), [](TaskContext& t) {
-                           const auto whole = t.in(0);
-                           std::size_t at = 0;
-                           for (std::size_t i = 1; i < t.accesses(); ++i) {
-                             const auto piece = t.out(i);
-                             if (!piece.empty() && piece.data() != whole.data() + at)
-                               std::memcpy(piece.data(), whole.data() + at, piece.size());
-                             at += piece.size();
-                           }
-                         }, {}});
-    // Every row of every block (row-major block order): (block, offset in the matrix, offset in the block,
-    // bytes), for the copies both ways.
-    const auto rows_of_blocks = [](TaskContext& t, const auto& copy) {
-      const auto g = t.argument<Blocks2D>();
-      const auto element = t.argument<std::size_t>(sizeof(Blocks2D));
-      std::size_t i = 1;
-      for (std::size_t r = 0; r < g.rows; r += g.block_rows)
-        for (std::size_t c = 0; c < g.columns; c += g.block_columns, ++i) {
-          const std::size_t rows = std::min(g.block_rows, g.rows - r), columns = std::min(g.block_columns, g.columns - c);
-          for (std::size_t row = 0; row < rows; ++row)
-            copy(i, ((r + row) * g.columns + c) * element, row * columns * element, columns * element);
-        }
-    };
-    s.kernels.push_back({std::string(detail::partition2d_kernel), [rows_of_blocks](TaskContext& t) {
-                           const auto matrix = t.in(0);
-                           rows_of_blocks(t, [&](std::size_t i, std::size_t in_matrix, std::size_t in_block, std::size_t n) {
-                             std::memcpy(t.out(i).data() + in_block, matrix.data() + in_matrix, n);
-                           });
-                         }, {}});
-    s.kernels.push_back({std::string(detail::unpartition2d_kernel), [rows_of_blocks](TaskContext& t) {
-                           const auto matrix = t.out(0);
-                           rows_of_blocks(t, [&](std::size_t i, std::size_t in_matrix, std::size_t in_block, std::size_t n) {
-                             std::memcpy(matrix.data() + in_matrix, t.in(i).data() + in_block, n);
-                           });
-                         }, {}});
-    s.kernels.push_back({std::string(detail::split_kernel), [](TaskContext& t) {
-                           const auto whole = t.in(0);
-                           std::size_t at = 0;
-                           for (std::size_t i = 1; i < t.accesses(); ++i) {
-                             const auto piece = t.out(i);
-                             if (!piece.empty()) std::memcpy(piece.data(), whole.data() + at, piece.size());
-                             at += piece.size();
-                           }
-                         }, [](std::span<const std::size_t> bytes) { return static_cast<double>(bytes[0]) * 1e-10; }});
-  }
+  if (std::none_of(s.kernels.begin(), s.kernels.end(), [](const auto& k) { return k.name == detail::identity_kernel; }))
+    detail::add_internal_kernels(s.kernels);
   auto names = gather_kernel_names(channel.comm(), s.kernels);
   detail::ReplicatedState* replicated = nullptr;
   detail::HeadReport to_head(channel, head_rank);

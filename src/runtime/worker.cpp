@@ -1,6 +1,7 @@
 #include "worker.hpp"
 
 #include "idle.hpp"
+#include "internal_kernels.hpp"
 #include "protocol/post.hpp"
 
 #include "../core/mpi/check.hpp"
@@ -61,7 +62,7 @@ Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, S
   if (!settings_.report) throw Error(Errc::invalid_argument, "a worker needs a report to send its news to");
   if (settings_.threads > 0) pool_ = std::make_unique<Pool>(settings_.threads);
   for (std::size_t k = 0; k < kernels_.size(); ++k)
-    if (kernels_[k].name == "herald.partition") partition_kernel_ = static_cast<std::uint32_t>(k);
+    if (kernels_[k].name == partition_kernel) partition_kernel_ = static_cast<std::uint32_t>(k);
   on(tasks_handler, "tasks", [this](const auto& a) { on_tasks(a); });
   on(fetch_handler, "fetch", [this](const auto& a) { on_fetch(a); });
   on(data_handler, "data", [this](const auto& a) { on_data(a); });

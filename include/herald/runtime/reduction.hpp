@@ -48,9 +48,10 @@ using Combiner = std::function<void(std::span<std::byte> into, std::span<const s
 enum class ReductionStrategy {
   tree,        // a binomial tree over the ranks that contributed: log2(ranks) rounds, partials in parallel
   all_to_one,  // every partial sent to one rank and combined there, in rank order
-  scatter,     // each of the m contributing ranks combines one m-th of the datum from every partial, then
-               // one rank gathers the pieces: each rank's link carries about twice the datum whatever m
-               // (element-wise operators only; the others fall back to tree)
+  scatter,     // each of the m contributing ranks combines one m-th of the datum from every partial, and
+               // the value stays in those pieces until a use gathers them (readers on known workers: each
+               // its own copy): each rank's link carries about twice the datum whatever m (element-wise
+               // operators only; the others fall back to tree)
   automatic,   // per reduction, the one the cost model (Options::link) prices fastest
 };
 // "tree", "all_to_one", "scatter", "auto"; throws herald::Error naming `what`, the text and the choices for

@@ -83,7 +83,9 @@ class Data {
 struct Use {
   Data data;
   Mode mode = Mode::in;
-  std::string_view op{};  // Mode::reduce: the operator, "sum", "min", "max" or one of Runtime::reduction's
+  // Mode::reduce: the operator, "sum", "min", "max" or one of Runtime::reduction's; read during submit()
+  // only, so the text it views must live until submit() returns.
+  std::string_view op{};
   std::size_t bytes = 0;  // Mode::scratch: its size
 };
 inline Use in(Data d) { return {d, Mode::in}; }
@@ -185,7 +187,10 @@ Control default_control();
 
 // A task as submitted, for a mapping function.
 struct TaskInfo {
-  std::uint64_t task = 0;                 // the number submit() returns for it
+  // The number submit() returns for it; for a task with reduce or scratch uses, or reading a reduction's
+  // result, the runtime's own tasks it submits first (docs/runtime.md, "Reductions") come between, so
+  // submit() returns a larger one.
+  std::uint64_t task = 0;
   std::string_view kernel;
   std::span<const Use> uses;
   int priority = 0;
