@@ -8,8 +8,13 @@ nodes) is listed, but not counted as the best.
 """
 import argparse
 import csv
+import os
 import statistics
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/
+from cli_args import parse_args  # noqa: E402
 
 
 def main():
@@ -18,7 +23,7 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--command", required=True)
     parser.add_argument("--platform", required=True)
-    args = parser.parse_args()
+    args = parse_args(parser)
     groups = defaultdict(list)
     with open(args.csv) as f:
         for row in csv.DictReader(f):
