@@ -448,7 +448,9 @@ TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
         if (readers >= 2) found += versions;
       if (strategy == BroadcastStrategy::nobcast) {
         EXPECT_EQ(stats.broadcasts_not_run, found) << what;
-        if (found > 0) EXPECT_NE(stats.broadcasts_not_run_why.find("nobcast"), std::string::npos) << stats.broadcasts_not_run_why;
+        if (found > 0) {
+          EXPECT_NE(stats.broadcasts_not_run_why.find("nobcast"), std::string::npos) << stats.broadcasts_not_run_why;
+        }
         EXPECT_EQ(stats.p2p_bytes, stats.bytes_moved) << what;
       } else {
         EXPECT_EQ(stats.broadcasts_not_run, 0U) << what << ": " << stats.broadcasts_not_run_why;
