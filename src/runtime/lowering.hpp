@@ -1,15 +1,23 @@
-// Lowering lowered to tasks, above both controls (docs/runtime.md, "Lowering"). A reduce(d, op) use
-// becomes an inout use of one of d's partials, one per worker, each started from op's identity by an
-// internal task. When d is next used otherwise (a task, enter, read or exit), internal tasks fold the
-// partials (reduction_tree.hpp): over a binomial tree, or all into one rank, into d itself; or, scatter,
-// each contributing worker combines one piece of d from every partial, and d's value stays in those
-// pieces until a use needs it whole. A task reading d on a worker known at submit (mapped and owner
+// The access modes and partitions the controls do not know, lowered to tasks and data they do, once, above
+// both controls (docs/runtime.md, "Reductions", "Scratch space", "Partitions"). The controls, the protocol
+// and the traces see only in, out and inout uses of the runtime's own kernels (internal_kernels.hpp) on
+// internal data; under replicated control every rank lowers alike.
+//
+// A reduce(d, op) use becomes an inout use of one of d's partials, one per worker, each started from op's
+// identity by an internal task. When d is next used otherwise (a task, enter, read or exit), internal tasks
+// fold the partials (reduction_tree.hpp): over a binomial tree, or all into one rank, into d itself; or,
+// scatter, each contributing worker combines one piece of d from every partial, and d's value stays in
+// those pieces until a use needs it whole. A task reading d on a worker known at submit (mapped and owner
 // scheduling) then reads a copy assembled on that worker from the pieces, so that a reduction read on every
-// worker moves as a reduce-scatter and an allgather do; any other use assembles d itself once, on one
-// worker. Everything the controls see is tasks with in, out and inout uses of internal kernels and data:
-// they schedule, move, broadcast and trace them as any other work. Contributions go to partials by a fixed
-// rule and combine in a fixed order, so results are the same bits run to run for the same workers and
-// submissions.
+// worker moves as a reduce-scatter and an allgather do; any other use assembles d itself once, at the
+// root. Contributions go to partials by a fixed rule and combine in a fixed order, so results are the same
+// bits run to run for the same workers and submissions.
+//
+// A scratch(bytes) use becomes an out use of an internal datum of that size: written, never read, so never
+// moved; each task makes a new version, and the worker's store reuses the memory of the versions before.
+//
+// partition(d, ...) makes each piece a datum of its own, written from d by one internal task (1-D: views of
+// d's replica, made by the worker; 2-D: copies), and refuses d until unpartition(d) writes it back from them.
 #pragma once
 
 #include "coordinator.hpp"

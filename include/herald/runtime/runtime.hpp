@@ -91,7 +91,7 @@ struct Use {
 inline Use in(Data d) { return {d, Mode::in}; }
 inline Use out(Data d) { return {d, Mode::out}; }
 inline Use inout(Data d) { return {d, Mode::inout}; }
-// A contribution to `d` under `op` (docs/runtime.md, "Lowering"): the kernel sees a partial it reads and
+// A contribution to `d` under `op` (docs/runtime.md, "Reductions"): the kernel sees a partial it reads and
 // writes (TaskContext::out), to which it adds its contribution; the partials meet when `d` is next used.
 inline Use reduce(Data d, std::string_view op) { return {d, Mode::reduce, op}; }
 // `bytes` of space for the task alone (StarPU's STARPU_SCRATCH): its kernel sees it as an output of
