@@ -9,6 +9,7 @@
 
 #include "broadcast.hpp"
 #include "graph.hpp"
+#include "protocol/messages.hpp"
 
 #include <herald/runtime/scheduling.hpp>
 
@@ -126,5 +127,13 @@ class WorkloadBuilder {
   Workload workload_;
   std::vector<std::optional<std::size_t>> writer_;  // per handle: the row writing its latest version
 };
+
+// A commute use's order (lowering.hpp): its run of updates is the latest version of `handle`, made by the
+// run's opening task, whose rank keeps it between turns and grants them; `closes`: Access::closes.
+inline TaskAccess commute_access(const DataPlan& plan, std::uint32_t handle, std::uint32_t closes) {
+  const DataPlan::Datum& d = plan.datum(handle);
+  return {.read = {handle, d.version}, .written = closes, .bytes = d.bytes, .source = d.replicas.origin,
+          .mode = Mode::commute};
+}
 
 }  // namespace herald::runtime::detail

@@ -30,6 +30,11 @@ std::vector<Resolved> DependencyTracker::add_task(std::size_t task, std::span<co
   for (const Access& a : accesses) {
     Handle& h = handles_[a.handle];
     Resolved r{a.handle, a.mode, 0, 0};
+    if (a.mode == Mode::commute) {  // turns taken at run time: no version, no dependence (lowering.hpp)
+      r.written = a.closes;
+      resolved.push_back(r);
+      continue;
+    }
     if (reads(a.mode)) {
       r.read = h.version;
       if (h.writer) depend(*h.writer, a.handle, DependenceKind::read_after_write);

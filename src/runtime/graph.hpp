@@ -37,6 +37,8 @@ struct KeyHash {
 struct Access {
   std::uint32_t handle = 0;
   Mode mode = Mode::in;
+  // commute: the updates before it when it closes a run of updates (lowering.hpp); 0 for an update.
+  std::uint32_t closes = 0;
 };
 
 enum class DependenceKind : std::uint8_t { read_after_write, write_after_read, write_after_write };
@@ -53,7 +55,7 @@ struct Resolved {
   std::uint32_t handle = 0;
   Mode mode = Mode::in;
   std::uint32_t read = 0;     // the version read (reads(mode) only)
-  std::uint32_t written = 0;  // the version written (writes(mode) only)
+  std::uint32_t written = 0;  // the version written (writes(mode) only); commute: Access::closes
 };
 
 // How errors name a task: "task 12 (kernel 'gemm')".

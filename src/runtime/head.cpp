@@ -102,7 +102,7 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   accesses.clear();
   for (const Use& u : uses) {
     if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
-    accesses.push_back({u.data.index_, u.mode});
+    accesses.push_back({u.data.index_, u.mode, u.mode == Mode::commute ? static_cast<std::uint32_t>(u.bytes) : 0});
   }
   const TaskInfo info{id, kernel, uses, options.priority, static_cast<int>(workers_)};
   if (const auto w = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_))
@@ -215,6 +215,10 @@ void HeadState::plan_data(const Plan& plan, Batch& batch) {
       const int rank = plan.rank[e.index];
       access_at_[e.index] = accesses_.size();
       for (const Resolved& r : task.accesses) {
+        if (r.mode == Mode::commute) {
+          accesses_.push_back(commute_access(plan_, r.handle, r.written));
+          continue;
+        }
         TaskAccess a;
         a.mode = r.mode;
         a.bytes = graph_.bytes(r.handle);

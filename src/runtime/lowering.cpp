@@ -98,14 +98,14 @@ void Lowering::check_whole(const Data& d, std::string_view what, bool program_bu
 
 void Lowering::enter(Data d) {
   check_whole(d, "enter", true);
-  fold(d);
+  settle(d);
   control_.enter(d);
   if (ours(d)) datum(d).scattered = false;  // the entered value replaces the pieces'
 }
 
 void Lowering::read(Data d, bool exit) {
   check_whole(d, exit ? "exit" : "read", true);
-  fold(d);
+  settle(d);
   if (ours(d) && datum(d).scattered) assemble(d, datum(d));
   control_.read(d, exit);
 }
@@ -162,6 +162,7 @@ std::optional<std::size_t> Lowering::known_worker(std::string_view kernel, std::
 }
 
 Data Lowering::contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options) {
+  close_run(use.data);
   Datum& d = datum(use.data);
   if (d.open && (d.op != use.op || d.element != use.data.element_)) fold(use.data);  // another operator: the first ends
   if (d.scattered) assemble(use.data, d);  // the new reduction adds to the value whole
@@ -194,17 +195,20 @@ Data Lowering::contribute(const Use& use, std::optional<std::size_t> worker, con
 std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                  TaskOptions options) {
   const bool involved = std::any_of(uses.begin(), uses.end(), [&](const Use& u) {
-    if (u.mode == Mode::reduce || u.mode == Mode::scratch) return true;
+    if (u.mode == Mode::reduce || u.mode == Mode::scratch || u.mode == Mode::commute) return true;
     if (!ours(u.data)) return false;
     const Datum& x = datum(u.data);
-    return x.open || x.scattered || x.partitioned || x.retired;
+    return x.open || x.scattered || x.partitioned || x.retired || x.run;
   });
   if (!involved) return control_.submit(kernel, uses, std::move(arguments), options);
   check(kernel, uses);  // before anything is recorded
   const std::optional<std::size_t> worker = known_worker(kernel, uses, options);
-  // Data used otherwise have their open reductions folded first, so the task sees the results.
-  for (const Use& u : uses)
-    if (u.mode != Mode::reduce && u.mode != Mode::scratch) fold(u.data);
+  // Data used otherwise have their open reductions folded and runs of updates closed first, so the task
+  // sees the results (an update folds the reduction only; a contribution closes the run in contribute()).
+  for (const Use& u : uses) {
+    if (u.mode == Mode::commute) fold(u.data);
+    else if (u.mode != Mode::reduce && u.mode != Mode::scratch) settle(u.data);
+  }
   lowered_.assign(uses.begin(), uses.end());
   std::vector<Datum*> overwritten;
   std::size_t scratches = 0;
@@ -216,6 +220,9 @@ std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> use
     Datum& d = datum(u.data);
     if (u.mode == Mode::reduce) {
       u = inout(contribute(u, worker, options));
+    } else if (u.mode == Mode::commute) {
+      if (d.scattered) assemble(u.data, d);
+      u = Use{join_run(u, task_name(control_.next_task(), kernel)), Mode::commute};
     } else if (d.scattered) {
       if (u.mode == Mode::out) overwritten.push_back(&d);  // the pieces are moot once the task is recorded
       else if (u.mode == Mode::in && worker) u = in(copy_on(d, *worker));
@@ -226,6 +233,30 @@ std::uint64_t Lowering::submit(std::string_view kernel, std::span<const Use> use
   const std::uint64_t id = control_.submit(kernel, lowered_, std::move(arguments), options);
   for (Datum* d : overwritten) d->scattered = false;
   return id;
+}
+
+Data Lowering::join_run(const Use& use, std::string_view task) {
+  Datum& d = datum(use.data);
+  if (!d.run) {
+    if (!control_.has_value(use.data)) throw Error(Errc::invalid_argument, no_value_yet(task, d.name));
+    // The run's value starts as a copy of the datum's, made on its owner (where the opening task runs, that
+    // rank grants the turns); it is never broadcast, as only turns move it.
+    const Data run = internal(d, d.buffer, "run" + std::to_string(d.runs++), static_cast<std::size_t>(d.owner), false);
+    const Use open[] = {out(run), in(use.data)};
+    control_.submit(assemble_kernel, open, {}, {.worker = d.owner});
+    d.run = run;
+    d.updates = 0;
+  }
+  ++d.updates;
+  return *d.run;
+}
+
+void Lowering::close_run(const Data& target) {
+  if (!ours(target) || !datum(target).run) return;
+  Datum& d = datum(target);
+  const Use close[] = {out(target), Use{*d.run, Mode::commute, {}, d.updates}};
+  d.run.reset();
+  control_.submit(assemble_kernel, close, {}, {.worker = d.owner});
 }
 
 void Lowering::fold(const Data& target) {
@@ -360,7 +391,7 @@ std::vector<Data> Lowering::partition(Data target, std::size_t blocks, std::opti
                                               " pieces: it has " + std::to_string(elements) + " elements");
     sizes = piece_sizes(target.bytes_, element, blocks);
   }
-  fold(target);
+  settle(target);
   if (d.scattered) assemble(target, d);
   std::vector<Data> parts;
   std::vector<Use> uses{in(target)};
@@ -404,7 +435,7 @@ void Lowering::unpartition(Data target) {
   std::vector<Use> uses{out(target)};
   std::size_t valued = 0;
   for (const Data& piece : d.parts) {
-    fold(piece);
+    settle(piece);
     if (datum(piece).scattered) assemble(piece, datum(piece));
     valued += control_.has_value(piece) ? 1 : 0;
     uses.push_back(in(piece));

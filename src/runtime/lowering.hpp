@@ -13,6 +13,11 @@
 // root. Contributions go to partials by a fixed rule and combine in a fixed order, so results are the same
 // bits run to run for the same workers and submissions.
 //
+// A commute(d) use joins the run of updates open on d, or opens one: an internal task copies d's value into
+// the run's own datum, and the updates use that datum with mode commute, which the controls plan as no
+// version at all; the workers hand its value from update to update at run time (turns.cpp). When d is next
+// used otherwise, an internal task closes the run, taking the value back into d once every update is done.
+//
 // A scratch(bytes) use becomes an out use of an internal datum of that size: written, never read, so never
 // moved; each task makes a new version, and the worker's store reuses the memory of the versions before.
 //
@@ -89,6 +94,10 @@ class Lowering {
     std::optional<std::uint32_t> parent;
     bool block = false;
     bool retired = false;
+    // Commutative updates: the run open on it (the datum holding the run's value), and its updates so far.
+    std::optional<Data> run;
+    std::uint32_t updates = 0;
+    std::uint32_t runs = 0;
   };
   Datum& datum(const Data& d) { return data_[d.index_]; }
   // The k-th scratch use of `bytes` in a task on `worker` (0 where the task's worker is unknown at submit).
@@ -103,6 +112,14 @@ class Lowering {
   std::optional<std::size_t> known_worker(std::string_view kernel, std::span<const Use> uses, const TaskOptions& options) const;
   Data contribute(const Use& use, std::optional<std::size_t> worker, const TaskOptions& options);
   void fold(const Data& d);
+  // The run of updates `use` joins, opened if none is; closed when the datum is used otherwise (settle).
+  Data join_run(const Use& use, std::string_view task);
+  void close_run(const Data& d);
+  // Before any other use of `d`: its open reduction folded, its open run of updates closed.
+  void settle(const Data& d) {
+    close_run(d);
+    fold(d);
+  }
   void scatter(Datum& d, const Data& target, const Arguments& how);
   // The scattered value put together: into the datum itself on its root's worker, or into worker w's copy.
   void assemble(const Data& target, Datum& d);

@@ -135,7 +135,8 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
   for (const Use& u : uses) {
     // A handle of another runtime gets an index past this one's handles, refused below.
     const bool ours = u.data.owner_ == id_;
-    scratch_.push_back({ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size()), u.mode});
+    scratch_.push_back({ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size()), u.mode,
+                        u.mode == Mode::commute ? static_cast<std::uint32_t>(u.bytes) : 0});
   }
   check_accesses(
       scratch_, handles_.size(), [&](std::uint32_t h) -> const std::string& { return plan_.datum(h).name; },
@@ -147,7 +148,7 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
   ++batch_tasks_;
   mix(k);
   for (const Access& a : scratch_) {
-    mix((std::uint64_t{a.handle} << 2) | static_cast<std::uint64_t>(a.mode));
+    mix((std::uint64_t{a.closes} << 40) | (std::uint64_t{a.handle} << 3) | static_cast<std::uint64_t>(a.mode));
     if (writes(a.mode)) handles_[a.handle].valued = true;
   }
   mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(options.priority)) << 32 | (worker ? *worker : 0xffffffffU));
@@ -178,6 +179,10 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
     recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
                       .name = recorder->string(kernels_.name(kernel)), .kind = trace::Kind::submit});
   for (const Access& a : accesses) {
+    if (a.mode == Mode::commute) {
+      if (mine) order->accesses.push_back(commute_access(plan_, a.handle, a.closes));
+      continue;
+    }
     if (recorder && reads(a.mode))
       recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
                         .b = static_cast<std::int64_t>(plan_.datum(a.handle).made_by), .kind = trace::Kind::producer});

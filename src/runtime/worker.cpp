@@ -68,6 +68,9 @@ Worker::Worker(dyn::Channel& channel, const std::vector<KernelEntry>& kernels, S
   on(data_handler, "data", [this](const auto& a) { on_data(a); });
   on(release_handler, "release", [this](const auto& a) { on_release(a); });
   on(go_handler, "go", [this](const auto& a) { on_go(a); });
+  on(turn_handler, "turn", [this](const auto& a) { on_turn(a); });
+  on(grant_handler, "grant", [this](const auto& a) { on_grant(a); });
+  on(back_handler, "back", [this](const auto& a) { on_back(a); });
   on(stop_handler, "stop", [this](const auto& a) {
     channel_.receive_payload({}, [] {});
     msg::decode<msg::Stop>(a.body);
@@ -162,6 +165,10 @@ void Worker::add_task(TaskOrder order) {
         }
   Local& local = tasks_[task];
   for (const TaskAccess& access : order.accesses) {
+    if (access.mode == Mode::commute) {
+      ++local.missing;
+      ++local.turns;
+    }
     if (!reads(access.mode) || store_.find(access.read)) continue;
     ++local.missing;
     waiting_[access.read].push_back(task);
@@ -169,6 +176,7 @@ void Worker::add_task(TaskOrder order) {
   }
   local.order = std::move(order);
   if (local.missing_here == 0) fetch_inputs(local);
+  if (local.turns > 0 && local.missing == local.turns) ask_turn(local);
   if (local.missing == 0) {
     trace_ready(local);
     ready_.push({local.order.priority, sequence_++, task});
@@ -356,6 +364,7 @@ void Worker::arrived(const Key& key, Replica replica) {
     if (!stopped()) send(key, copy, code < 0 ? -1 - code : code, code < 0);
   }
   requested_.erase(key);
+  if (!runs_.empty() && runs_.contains(key)) next_turn(key);  // a run's opening value: its turns may start
   for (const auto& c : carriers_)
     if (c) c->arrived(key, copy);
   if (const auto it = budget_.find(key); it != budget_.end() && it->second == 0) spend_nothing(key);
@@ -368,6 +377,8 @@ void Worker::arrived(const Key& key, Replica replica) {
       if (--local.missing == 0) {
         trace_ready(local);
         ready_.push({local.order.priority, sequence_++, task});
+      } else if (local.turns > 0 && local.missing == local.turns && !local.asked) {
+        ask_turn(local);
       }
     }
     waiting_.erase(it);
@@ -390,9 +401,14 @@ void Worker::start(std::uint64_t task) {
   // piece later makes a new version of its own, as the replica is never theirs alone).
   const bool views = partition_kernel_ && local.order.kernel == *partition_kernel_;
   std::size_t viewed = 0;
-  for (const TaskAccess& access : local.order.accesses) {
+  for (std::size_t i = 0; i < local.order.accesses.size(); ++i) {
+    const TaskAccess& access = local.order.accesses[i];
     Replica bytes;
-    if (access.mode == Mode::in) {
+    if (access.mode == Mode::commute) {
+      // The run's value, the task's alone until it gives it back: updated in place (the closing use reads it).
+      const auto value = std::find_if(local.granted.begin(), local.granted.end(), [&](const auto& g) { return g.first == i; });
+      bytes = std::move(value->second);
+    } else if (access.mode == Mode::in) {
       bytes = *store_.find(access.read);
     } else if (views && access.mode == Mode::out && !local.keep.empty() &&
                viewed + access.bytes <= local.keep.front().bytes.size()) {
@@ -415,7 +431,9 @@ void Worker::start(std::uint64_t task) {
       throw Error(Errc::invalid_argument, "task " + std::to_string(task) + ": a version of " +
                                               std::to_string(bytes.bytes.size()) + " bytes where " +
                                               std::to_string(access.bytes) + " were expected");
-    local.views.push_back({bytes.bytes.data(), bytes.bytes.size(), access.mode});
+    Mode seen = access.mode;
+    if (access.mode == Mode::commute) seen = access.written == 0 ? Mode::inout : Mode::in;
+    local.views.push_back({bytes.bytes.data(), bytes.bytes.size(), seen});
     local.keep.push_back(std::move(bytes));
   }
   ++running_;
@@ -494,6 +512,7 @@ void Worker::finish(const Pool::Result& result) {
     const TaskAccess& access = local.order.accesses[i];
     if (writes(access.mode)) arrived({access.read.handle, access.written}, std::move(local.keep[i]));
     if (reads(access.mode)) spend(access.read);
+    if (access.mode == Mode::commute && access.written == 0) give_back(access, std::move(local.keep[i]));
   }
   ++completed_;
   if (settings_.report->tracks_tasks()) done_.push_back({result.task, result.seconds});
@@ -504,6 +523,7 @@ void Worker::recycle(Local& local) {
   local.keep.clear();  // the replicas go now; the vectors' room serves the next task
   local.views.clear();
   local.order.accesses.clear();
+  local.granted.clear();
   spare_keep_.push_back(std::move(local.keep));
   spare_views_.push_back(std::move(local.views));
   spare_accesses_.push_back(std::move(local.order.accesses));

@@ -126,6 +126,11 @@ class Worker final : private Participant {
     std::vector<TaskContext::View> views;
     double occupied = 0;               // seconds the kernel modelled (TaskContext::occupy)
     double ready = 0;                  // when its inputs were all here (recorded only for traces)
+    // Commute accesses: turns not yet granted (counted in `missing` too), whether one is asked for, and
+    // the values granted, by access index.
+    int turns = 0;
+    bool asked = false;
+    std::vector<std::pair<std::size_t, Replica>> granted;
   };
   struct Ready {
     std::int32_t priority;
@@ -156,6 +161,19 @@ class Worker final : private Participant {
   void spend_nothing(const Key& key);  // a budgeted version has no use left here: dropped
   void broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica);
   void on_go(const dyn::Channel::Arrival& a);
+  // Commutative updates (turns.cpp; docs/runtime.md, "Commutative updates"). As a task's worker: asks for
+  // its next turn once the turns are all it lacks, one run at a time in the order of their keys (so that
+  // two tasks updating the same two data cannot each hold the turn the other waits for).
+  void ask_turn(Local& local);
+  void on_grant(const dyn::Channel::Arrival& a);
+  void granted(std::uint64_t task, const Key& run, Replica value);
+  void give_back(const TaskAccess& access, Replica value);
+  // As the rank granting a run's turns: a request, a value given back, and the next turn given.
+  void on_turn(const dyn::Channel::Arrival& a);
+  void on_back(const dyn::Channel::Arrival& a);
+  void want_turn(const Key& run, int rank, std::uint64_t task, std::uint32_t closes);
+  void turn_over(const Key& run, Replica value);
+  void next_turn(const Key& run);
   // Participant, for the broadcast carriers.
   const Replica* held(const Key& key) const override { return store_.find(key); }
   Replica allocate(std::size_t bytes) override { return store_.allocate(bytes); }
@@ -212,6 +230,20 @@ class Worker final : private Participant {
   // The carriers of the strategies this process has taken part in, made at the first broadcast of each.
   std::vector<std::unique_ptr<BroadcastCarrier>> carriers_;
   std::unordered_map<std::uint64_t, std::pair<Key, Replica>> held_for_go_;  // sync: landed, waiting for go
+  // The runs of updates whose turns this rank grants, by the version their opening task made here (the
+  // run's value until the first turn takes it from the store).
+  struct Run {
+    struct Want {
+      int rank;
+      std::uint64_t task;
+      std::uint32_t closes;
+    };
+    std::optional<Replica> value;  // between turns
+    bool lent = false;
+    std::uint32_t back = 0;        // updates done
+    std::deque<Want> waiting;      // in the order they asked
+  };
+  std::unordered_map<Key, Run, KeyHash> runs_;
 
   // Traces (herald/tracing.hpp): what a record made at the end needs from the beginning.
   void trace_ready(Local& local);

@@ -15,6 +15,8 @@ inline std::vector<msg::Message> message_samples() {
   first.accesses.push_back({.read = {5, 2}, .written = 3, .bytes = 64, .source = by_broadcast, .mode = Mode::inout,
                             .in_place = true});
   first.accesses.push_back({.read = {}, .written = 1, .bytes = 8, .source = -1, .mode = Mode::out});
+  first.accesses.push_back({.read = {9, 1}, .written = 0, .bytes = 16, .source = 2, .mode = Mode::commute});
+  first.accesses.push_back({.read = {9, 1}, .written = 4, .bytes = 16, .source = 2, .mode = Mode::commute});
   const TaskOrder second{.task = 8, .kernel = 0, .priority = 0, .accesses = {}, .arguments = {}};
   const BroadcastOrder dyn{.id = 1, .key = {5, 2}, .bytes = 1 << 20, .root = 0, .strategy = BroadcastStrategy::dynbcast,
                            .sync = false, .recipients = {1, 2, 3}, .priorities = {0, 5, -1}, .parents = {-1, 0, 0}};
@@ -40,6 +42,10 @@ inline std::vector<msg::Message> message_samples() {
       msg::Lost{"worker rank 3 has sent nothing for 60 s"},
       msg::KernelNames{{"gemm", "herald.read", ""}},
       msg::KernelNames{},
+      msg::Turn{{9, 1}, 7, 0},
+      msg::Turn{{9, 1}, 8, 4},
+      msg::Grant{{9, 1}, 7},
+      msg::Back{{9, 1}},
   };
 }
 

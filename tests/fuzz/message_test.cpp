@@ -84,7 +84,7 @@ std::vector<std::byte> with(std::vector<std::byte> bytes, std::size_t at, std::u
 
 TEST(RuntimeMessages, RefusalsNameTheProblem) {
   const auto fetch = msg::encode(msg::Fetch{{1, 2}, true});
-  EXPECT_NE(refusal(with(fetch, 0, 2)).find("protocol version 2 (this herald speaks 1)"), std::string::npos);
+  EXPECT_NE(refusal(with(fetch, 0, 1)).find("protocol version 1 (this herald speaks 2)"), std::string::npos);
   EXPECT_NE(refusal(with(fetch, 1, 99)).find("unknown message kind 99"), std::string::npos);
   EXPECT_NE(refusal(with(fetch, 10, 2)).find("a flag holds 2"), std::string::npos);
   auto longer = fetch;
@@ -101,12 +101,15 @@ TEST(RuntimeMessages, RefusalsNameTheProblem) {
   for (std::size_t i = 2; i < 6; ++i) release[i] = std::byte{0xff};
   EXPECT_NE(refusal(release).find("4294967295 keys of at least 8 bytes each, 8 bytes left"), std::string::npos)
       << refusal(release);
-  // An access mode past inout, a broadcast ordered with no carrier.
+  // An access mode the runtime lowers before sending (reduce, scratch), one past commute, a broadcast
+  // ordered with no carrier.
   msg::Tasks tasks;
   tasks.tasks.push_back({.task = 1, .kernel = 0, .priority = 0, .accesses = {{}}, .arguments = {}});
   auto bytes = msg::encode(tasks);
   const std::size_t mode_at = 2 + 4 + 8 + 4 + 4 + 4 + 4 + 4 + 4 + 8 + 4;
-  EXPECT_NE(refusal(with(bytes, mode_at, 3)).find("access mode 3 is out of range"), std::string::npos);
+  EXPECT_NE(refusal(with(bytes, mode_at, 3)).find("access mode 3 (lowered before it is sent)"), std::string::npos);
+  EXPECT_NE(refusal(with(bytes, mode_at, 4)).find("access mode 4 (lowered before it is sent)"), std::string::npos);
+  EXPECT_NE(refusal(with(bytes, mode_at, 6)).find("access mode 6 is out of range"), std::string::npos);
   msg::Tasks broadcast;
   broadcast.broadcasts.push_back({.id = 1, .key = {}, .bytes = 1, .root = 0, .strategy = BroadcastStrategy::nobcast,
                                   .sync = false, .recipients = {}, .priorities = {}, .parents = {}});

@@ -10,9 +10,14 @@ namespace herald::runtime {
 // partial of its rank, which starts at the operator's identity (docs/runtime.md, "Reductions").
 // scratch: no datum; space of Use::bytes for the task alone, which its kernel writes (TaskContext::out),
 // never moved, and reused by the worker's later tasks ("Scratch space").
-enum class Mode : std::uint8_t { in, out, inout, reduce, scratch };
+// commute: the task reads and writes the datum (TaskContext::inout), one such task at a time, in the order
+// they become ready rather than the order they were submitted (StarPU's STARPU_COMMUTE, OpenMP's
+// mutexinoutset); the rank owning the datum grants the turns ("Commutative updates").
+enum class Mode : std::uint8_t { in, out, inout, reduce, scratch, commute };
 
-constexpr bool reads(Mode m) noexcept { return m != Mode::out; }
-constexpr bool writes(Mode m) noexcept { return m != Mode::in; }
+// Whether the task reads (writes) a version the runtime's plan delivers (records). A commute use reads and
+// writes too, but its versions are handed over at run time, in turns, so the plan sees neither.
+constexpr bool reads(Mode m) noexcept { return m != Mode::out && m != Mode::commute; }
+constexpr bool writes(Mode m) noexcept { return m != Mode::in && m != Mode::commute; }
 
 }  // namespace herald::runtime

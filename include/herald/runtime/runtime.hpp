@@ -97,6 +97,10 @@ inline Use reduce(Data d, std::string_view op) { return {d, Mode::reduce, op}; }
 // `bytes` of space for the task alone (StarPU's STARPU_SCRATCH): its kernel sees it as an output of
 // unspecified contents; it is never moved, and a worker reuses it for its later tasks.
 inline Use scratch(std::size_t bytes) { return {Data{}, Mode::scratch, {}, bytes}; }
+// An update of `d` that commutes with the others of its run (docs/runtime.md, "Commutative updates"): the
+// kernel reads and writes `d` (TaskContext::inout) while no other update of it runs, the updates taking
+// their turns in the order they become ready.
+inline Use commute(Data d) { return {d, Mode::commute}; }
 
 // A task's by-value arguments: bytes copied at submit.
 using Arguments = std::vector<std::byte>;

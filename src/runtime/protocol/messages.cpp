@@ -35,7 +35,8 @@ TaskAccess get_access(codec::Reader& r) {
   a.bytes = r.get<std::uint64_t>();
   a.source = r.get<std::int32_t>();
   if (a.source < by_broadcast) r.malformed("access source " + std::to_string(a.source));
-  a.mode = r.get_enum(Mode::inout, "access mode");
+  a.mode = r.get_enum(Mode::commute, "access mode");
+  if (a.mode == Mode::reduce || a.mode == Mode::scratch) r.malformed("access mode " + std::to_string(static_cast<int>(a.mode)) + " (lowered before it is sent)");
   a.in_place = r.get<bool>();
   return a;
 }
@@ -250,6 +251,30 @@ void read(codec::Reader& r, Go& m) {
 
 void write(codec::Buffer& b, const Lost& m) { b.put_string(m.why); }
 void read(codec::Reader& r, Lost& m) { m.why = r.get_string(); }
+
+void write(codec::Buffer& b, const Turn& m) {
+  put_key(b, m.run);
+  b.put(m.task).put(m.closes);
+}
+
+void read(codec::Reader& r, Turn& m) {
+  m.run = get_key(r);
+  m.task = r.get<std::uint64_t>();
+  m.closes = r.get<std::uint32_t>();
+}
+
+void write(codec::Buffer& b, const Grant& m) {
+  put_key(b, m.run);
+  b.put(m.task);
+}
+
+void read(codec::Reader& r, Grant& m) {
+  m.run = get_key(r);
+  m.task = r.get<std::uint64_t>();
+}
+
+void write(codec::Buffer& b, const Back& m) { put_key(b, m.run); }
+void read(codec::Reader& r, Back& m) { m.run = get_key(r); }
 
 void write(codec::Buffer& b, const KernelNames& m) {
   b.put(static_cast<std::uint32_t>(m.names.size()));

@@ -24,7 +24,8 @@
 
 namespace herald::runtime::detail {
 
-inline constexpr std::uint8_t protocol_version = 1;
+// 2: commute accesses and the turns of their runs (Turn, Grant, Back).
+inline constexpr std::uint8_t protocol_version = 2;
 
 // A message's kind, which is also the channel handler it is posted to.
 enum Handler : std::uint16_t {
@@ -41,7 +42,10 @@ enum Handler : std::uint16_t {
   go_handler,         // Go
   lost_handler,       // Lost
   kernel_names_kind,  // KernelNames: not an active message, but gathered by MPI_Allgatherv when run() starts
-  last_handler = kernel_names_kind,
+  turn_handler,       // Turn
+  grant_handler,      // Grant, with the run's value as the payload
+  back_handler,       // Back, with the run's value as the payload
+  last_handler = back_handler,
 };
 
 // TaskAccess::source of a version that reaches the worker by a broadcast: nothing to fetch.
@@ -56,6 +60,9 @@ struct TaskAccess {
   std::uint64_t bytes = 0;
   std::int32_t source = -1;   // the rank to fetch `read` from; the worker's own rank: produced there;
                               // by_broadcast; -1: nothing read
+  // A commute access (lowering.hpp) has no version of its own: `read` names its run of updates, `source` is
+  // the rank granting the run's turns, and `written`, when not 0, makes it the use closing the run, which
+  // takes the value once that many updates are done.
   Mode mode = Mode::in;
   bool in_place = false;      // inout: no one else reads `read`, so its replica may become the output
   friend bool operator==(const TaskAccess&, const TaskAccess&) = default;
@@ -194,6 +201,31 @@ struct Lost {
   friend bool operator==(const Lost&, const Lost&) = default;
 };
 
+// updater -> the run's granting rank: task `task` here has every other input and wants the run's value
+// (docs/runtime.md, "Commutative updates").
+struct Turn {
+  static constexpr Handler kind = turn_handler;
+  Key run;
+  std::uint64_t task = 0;
+  std::uint32_t closes = 0;  // TaskAccess::written: 0 for an update
+  friend bool operator==(const Turn&, const Turn&) = default;
+};
+
+// granting rank -> updater: the run's value, as the payload, is task `task`'s until it gives it Back.
+struct Grant {
+  static constexpr Handler kind = grant_handler;
+  Key run;
+  std::uint64_t task = 0;
+  friend bool operator==(const Grant&, const Grant&) = default;
+};
+
+// updater -> granting rank: the run's value after its update, as the payload; the turn is over.
+struct Back {
+  static constexpr Handler kind = back_handler;
+  Key run;
+  friend bool operator==(const Back&, const Back&) = default;
+};
+
 // every rank -> every rank, when run() starts: the names of the kernels it registered, in its own order (a
 // task order names a kernel by the receiving worker's index).
 struct KernelNames {
@@ -203,7 +235,8 @@ struct KernelNames {
 };
 
 using Message =
-    std::variant<Tasks, Fetch, Data, Readback, Done, Failure, Release, Heartbeat, Stop, Got, Go, Lost, KernelNames>;
+    std::variant<Tasks, Fetch, Data, Readback, Done, Failure, Release, Heartbeat, Stop, Got, Go, Lost, KernelNames, Turn,
+                 Grant, Back>;
 
 // The fields of each kind, after the envelope.
 void write(codec::Buffer& b, const Tasks& m);
@@ -219,6 +252,9 @@ void write(codec::Buffer& b, const Got& m);
 void write(codec::Buffer& b, const Go& m);
 void write(codec::Buffer& b, const Lost& m);
 void write(codec::Buffer& b, const KernelNames& m);
+void write(codec::Buffer& b, const Turn& m);
+void write(codec::Buffer& b, const Grant& m);
+void write(codec::Buffer& b, const Back& m);
 void read(codec::Reader& r, Tasks& m);
 void read(codec::Reader& r, Fetch& m);
 void read(codec::Reader& r, Data& m);
@@ -232,6 +268,9 @@ void read(codec::Reader& r, Got& m);
 void read(codec::Reader& r, Go& m);
 void read(codec::Reader& r, Lost& m);
 void read(codec::Reader& r, KernelNames& m);
+void read(codec::Reader& r, Turn& m);
+void read(codec::Reader& r, Grant& m);
+void read(codec::Reader& r, Back& m);
 
 // The version and kind every body starts with.
 void write_envelope(codec::Buffer& b, Handler kind);
