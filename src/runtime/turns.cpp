@@ -74,7 +74,10 @@ void Worker::on_grant(const dyn::Channel::Arrival& a) {
   const auto grant = msg::decode<msg::Grant>(a.body);
   Replica value = store_.allocate(a.payload);
   const auto into = value.bytes;
-  channel_.receive_payload(into, [this, grant, value = std::move(value)]() mutable {
+  channel_.receive_payload(into, [this, grant, source = a.source, value = std::move(value)]() mutable {
+    // In the trace, a transfer of the run's value to the task, at its landing (as a pushed version's).
+    if (trace::Recorder* recorder = trace::recorder())
+      trace_push(*recorder, grant.run, {recorder->now(), source, value.bytes.size()}, grant.task);
     ++fetches_;
     bytes_fetched_ += value.bytes.size();
     granted(grant.task, grant.run, std::move(value));

@@ -264,6 +264,10 @@ struct Statistics {
   std::uint64_t broadcasts = 0;           // versions sent to several workers at once (not nobcast)
   std::uint64_t broadcast_recipients = 0; // their recipients, summed
   std::uint64_t broadcast_bytes = 0;      // bytes delivered by them: size times recipients
+  // What they kept off their holders' links against point to point (every recipient fetching from the
+  // holder): their bytes delivered, less those each holder sent itself in its broadcast's tree. Not counted
+  // for mpibcast, whose trees the MPI library chooses (docs/runtime.md, "Statistics").
+  std::uint64_t broadcast_bytes_saved = 0;
   // Versions read on two or more ranks that lacked them, moved point to point instead of by a broadcast,
   // and why, in words ("" when none): the strategy is nobcast, or they are a reduction's pieces.
   std::uint64_t broadcasts_not_run = 0;

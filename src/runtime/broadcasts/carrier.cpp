@@ -1,5 +1,6 @@
 #include "strategy.hpp"
 
+#include <herald/algorithms.hpp>
 #include <herald/error.hpp>
 
 #include <algorithm>
@@ -20,6 +21,34 @@ std::unique_ptr<BroadcastCarrier> make_carrier(BroadcastStrategy strategy, const
   throw Error(Errc::invalid_argument, "no carrier for broadcast strategy " + to_string(strategy));
 }
 
+namespace {
+
+// The bytes a broadcast's holder sends itself in the broadcast's tree, where the runtime knows the tree: every
+// recipient's copy (p2p), those of the recipients the forwarding tree hangs below it (dynbcast with the
+// runtime's tree), or its sends in the shape dyn chose (dyn's own tree). mpibcast leaves the tree to MPI.
+std::optional<std::uint64_t> holder_sends(const BroadcastOrder& b, dyn::Endpoint* endpoint) {
+  const std::uint64_t recipients = b.recipients.size();
+  switch (b.strategy) {
+    case BroadcastStrategy::p2p: return b.bytes * recipients;
+    case BroadcastStrategy::dynbcast: {
+      if (!b.parents.empty())
+        return b.bytes * static_cast<std::uint64_t>(std::count(b.parents.begin(), b.parents.end(), -1));
+      if (!endpoint) return std::nullopt;
+      const dyn::Shape shape = endpoint->shape(static_cast<int>(recipients), b.bytes);
+      Problem problem{.ranks = static_cast<int>(recipients) + 1, .root = 0, .bytes = b.bytes};
+      if (shape.segment > 0) problem.parameters.segment = shape.segment;
+      std::uint64_t sent = 0;
+      const Schedule schedule = make_schedule(find_algorithm(shape.algorithm), problem);
+      for (const Step& step : schedule.programs[0])
+        if (step.op == Step::Op::send) sent += step.range.length;
+      return sent;
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
 std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, BroadcastNumbering& numbering,
                                              Statistics& stats, const DataPlan& plan,
                                              const ControlSettings& settings, std::optional<int> rank) {
@@ -39,6 +68,8 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
     }
     if (b.strategy == BroadcastStrategy::dynbcast && settings.spread_forwarding)
       b.parents = numbering.ledger.tree(b.root, b.recipients, b.bytes);
+    if (const auto sent = holder_sends(b, settings.endpoint))
+      stats.broadcast_bytes_saved += b.bytes * b.recipients.size() - std::min(*sent, b.bytes * b.recipients.size());
     if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())
       continue;
     b.sync = settings.sync;  // head control only (replicated control refuses it): the head says go
