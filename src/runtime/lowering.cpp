@@ -239,8 +239,8 @@ Data Lowering::join_run(const Use& use, std::string_view task) {
   Datum& d = datum(use.data);
   if (!d.run) {
     if (!control_.has_value(use.data)) throw Error(Errc::invalid_argument, no_value_yet(task, d.name));
-    // The run's value starts as a copy of the datum's, made on its owner (where the opening task runs, that
-    // rank grants the turns); it is never broadcast, as only turns move it.
+    // The run's value starts as a copy of the datum's, made on its owner where the scheduler follows the
+    // hint (the rank the opening task runs on grants the turns); it is never broadcast, as only turns move it.
     const Data run = internal(d, d.buffer, "run" + std::to_string(d.runs++), static_cast<std::size_t>(d.owner), false);
     const Use open[] = {out(run), in(use.data)};
     control_.submit(assemble_kernel, open, {}, {.worker = d.owner});
