@@ -10,7 +10,7 @@
 #include <herald/coll_settings.hpp>
 #include <herald/config.hpp>
 #include <herald/dyn/endpoint.hpp>
-#include <herald/dyn/route.hpp>
+#include <herald/dyn/shape.hpp>
 #include <herald/error.hpp>
 #include <herald/selector.hpp>
 

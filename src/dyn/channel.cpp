@@ -2,9 +2,11 @@
 
 #include "../core/mpi/check.hpp"
 
+#include "send_queue.hpp"
+#include "wire.hpp"
+
 #include <herald/algorithms.hpp>
 #include <herald/config.hpp>
-#include <herald/dyn/wire.hpp>
 #include <herald/error.hpp>
 
 #include <algorithm>
@@ -47,6 +49,16 @@ Channel::Options Channel::Options::from_environment() {
   return o;
 }
 
+struct Channel::Queue : SendQueue<Queued> {
+  using SendQueue<Queued>::SendQueue;
+};
+
+bool Channel::single_frame(std::size_t body, std::size_t payload) const noexcept {
+  return payload <= options_.max_inline && frame_bytes + body + payload <= options_.slot_bytes;
+}
+
+bool Channel::quiet() const noexcept { return queue_->empty() && requests_.empty(); }
+
 Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   if (options_.max_piece == 0 || options_.max_piece > max_message_bytes)
     throw Error(Errc::invalid_argument, "a largest message of " + std::to_string(options_.max_piece) +
@@ -64,8 +76,8 @@ Channel::Channel(MPI_Comm parent, const Options& options) : options_(options) {
   // Each destination a link of its own: a receiver slow to post its receive holds back only its own data.
   std::vector<int> link(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) link[static_cast<std::size_t>(r)] = r;
-  queue_ = SendQueue<Queued>(std::move(link),
-                             {.window = options_.window, .total = options_.total_window, .pieces = options_.window_pieces,
+  queue_ = std::make_unique<Queue>(std::move(link),
+                                   SendQueue<Queued>::Options{.window = options_.window, .total = options_.total_window, .pieces = options_.window_pieces,
                               .patience = options_.patience});
   slots_.resize(options_.slot_bytes * slot_count);
   slot_requests_.assign(slot_count, MPI_REQUEST_NULL);
@@ -124,12 +136,12 @@ void Channel::post(int dest, HandlerId id, std::span<const std::byte> body, std:
     item.payload = payload;
   }
   if (payload.size() >= bulk_bytes) bulk = payload.size();
-  queue_.push(dest, priority, bulk, std::move(item));
+  queue_->push(dest, priority, bulk, std::move(item));
 }
 
 bool Channel::send(int dest, HandlerId id, std::span<const std::byte> body, std::span<const std::byte> payload,
                    int priority, std::shared_ptr<bool> sent) {
-  if (!queue_.empty() || in_flight_ >= options_.max_in_flight || !single_frame(body.size(), payload.size())) {
+  if (!queue_->empty() || in_flight_ >= options_.max_in_flight || !single_frame(body.size(), payload.size())) {
     post(dest, id, body, payload, priority, [sent = std::move(sent)] { *sent = true; });
     flush();
     return false;
@@ -249,7 +261,7 @@ bool Channel::handle_frames(const bool* finished) {
     next_slot_ = (next_slot_ + 1) % slot_count;
     handle(status.MPI_SOURCE, bytes);
     // What the handler queued (a forwarder's sends to its children) leaves before the next slot is tested.
-    if (!queue_.empty()) start_sends();
+    if (!queue_->empty()) start_sends();
   }
   return any;
 }
@@ -317,9 +329,9 @@ bool Channel::complete_transfers() {
   owners_.resize(keep);
   for (auto& transfer : finished_) {
     if (transfer->outgoing) --in_flight_;
-    if (transfer->paced_bytes > 0) queue_.landed(transfer->paced_dest, transfer->paced_bytes);
+    if (transfer->paced_bytes > 0) queue_->landed(transfer->paced_dest, transfer->paced_bytes);
   }
-  if (!queue_.empty()) start_sends();  // what waited for room on those links leaves now
+  if (!queue_->empty()) start_sends();  // what waited for room on those links leaves now
   // Callbacks last: they may post new messages, which only touches the queue.
   for (auto& transfer : finished_) {
     if (transfer->done) transfer->done();
@@ -331,7 +343,7 @@ bool Channel::complete_transfers() {
 bool Channel::start_sends() {
   bool any = false;
   while (in_flight_ < options_.max_in_flight) {
-    auto departure = queue_.pop();
+    auto departure = queue_->pop();
     if (!departure) break;
     Queued& item = departure->item;
     auto transfer = spare_transfer();
@@ -361,15 +373,15 @@ bool Channel::start_sends() {
 bool Channel::progress(const bool* finished) {
   // Called from inside a handler (an endpoint sharing this channel, posting a receive while its owner
   // handles a frame): the frame being handled is not done with, so only queued sends start.
-  if (current_.source >= 0) return !queue_.empty() && start_sends();
+  if (current_.source >= 0) return !queue_->empty() && start_sends();
   // Most passes find nothing queued: that is checked inline, before any call.
-  bool any = !queue_.empty() && start_sends();
+  bool any = !queue_->empty() && start_sends();
   any |= complete_transfers();
   // A caller whose request has just completed skips the frame slots (or the rest of them, when a frame
   // completed it): with mpi_yield_when_idle (or an MPI that always yields) an idle test of them would hand
   // the core away first, which costs tens of microseconds when ranks outnumber cores.
   any |= handle_frames(finished);
-  if (!queue_.empty()) any |= start_sends();  // forwards the completions above queued leave now, not later
+  if (!queue_->empty()) any |= start_sends();  // forwards the completions above queued leave now, not later
   // Last, once everything urgent has left: handled slots are posted again while there is nothing to do.
   if (!any) rearm();
   return any;

@@ -11,6 +11,8 @@
 #include <string>
 
 namespace herald::dyn::detail {
+
+static_assert(any_source == Matcher::any && any_tag == Matcher::any, "the endpoint's wildcards are the matcher's");
 namespace {
 
 // The endpoint's handler on its channel; a channel it shares (Endpoint's second constructor) keeps the ids

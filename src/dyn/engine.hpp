@@ -7,9 +7,9 @@
 
 #include <herald/dyn/channel.hpp>
 #include <herald/dyn/endpoint.hpp>
-#include <herald/dyn/matcher.hpp>
-#include <herald/dyn/route.hpp>
-#include <herald/dyn/wire.hpp>
+#include "matcher.hpp"
+#include "route.hpp"
+#include "wire.hpp"
 #include <herald/error.hpp>
 #include <herald/tracing.hpp>
 

@@ -1,4 +1,4 @@
-#include <herald/dyn/matcher.hpp>
+#include "matcher.hpp"
 #include <herald/error.hpp>
 
 #include <algorithm>

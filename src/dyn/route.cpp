@@ -1,4 +1,4 @@
-#include <herald/dyn/route.hpp>
+#include "route.hpp"
 #include <herald/error.hpp>
 
 #include <algorithm>

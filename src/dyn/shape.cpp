@@ -10,7 +10,7 @@
 // single-port network also leaves out that a rank's copies share its link. A model of a fair-sharing
 // network is priced with the channel's send window, so its margin is small.
 #include <herald/algorithms.hpp>
-#include <herald/dyn/route.hpp>
+#include "route.hpp"
 #include <herald/config.hpp>
 #include <herald/error.hpp>
 

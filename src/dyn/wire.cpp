@@ -1,5 +1,5 @@
 #include <herald/codec.hpp>
-#include <herald/dyn/wire.hpp>
+#include "wire.hpp"
 #include <herald/error.hpp>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // rank shuffles its own posting order with a seed of its own.
 #include <herald/algorithms.hpp>
 #include <herald/dyn/endpoint.hpp>
-#include <herald/dyn/route.hpp>
+#include "../../src/dyn/route.hpp"
 #include <herald/error.hpp>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Transparent-receive matching without MPI: MPI's ordering per source, whatever the arrival order.
-#include <herald/dyn/matcher.hpp>
+#include "../../src/dyn/matcher.hpp"
 #include <herald/error.hpp>
 
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ TEST(Matcher, ArrivalFirstWaitsForItsReceive) {
   ASSERT_TRUE(m.probe(3, 7));
   EXPECT_FALSE(m.probe(3, 8));
   EXPECT_FALSE(m.post(100, 2, 7));  // wrong source
-  EXPECT_EQ(m.post(101, any_source, 7), std::optional<Matcher::Id>{1});
+  EXPECT_EQ(m.post(101, Matcher::any, 7), std::optional<Matcher::Id>{1});
   EXPECT_EQ(m.unexpected(), 0u);
 }
 
@@ -47,7 +47,7 @@ TEST(Matcher, WildcardTagTakesTheFirstSent) {
   Matcher m;
   m.arrive(1, 0, 0, 5);
   m.arrive(2, 0, 1, 6);
-  EXPECT_EQ(m.post(100, 0, any_tag), std::optional<Matcher::Id>{1});
+  EXPECT_EQ(m.post(100, 0, Matcher::any), std::optional<Matcher::Id>{1});
   EXPECT_EQ(m.post(101, 0, 6), std::optional<Matcher::Id>{2});
 }
 
@@ -69,7 +69,7 @@ TEST(Matcher, TakeAtOnceOnlyInOrderAndWhenAccepted) {
   EXPECT_EQ(m.take_at_once(4, 0, 9, [](Matcher::Id r) { return r == 100; }), std::optional<Matcher::Id>{100});
   EXPECT_EQ(m.posted(), 0u);
   // seq 0 is consumed: seq 1 is next, and a repeat of seq 0 must go the long way (which refuses it).
-  EXPECT_FALSE(m.post(101, 4, any_tag));
+  EXPECT_FALSE(m.post(101, 4, Matcher::any));
   EXPECT_FALSE(m.take_at_once(4, 0, 9, [](Matcher::Id) { return true; }));
   EXPECT_THROW(m.arrive(7, 4, 0, 9), Error);
   // A message held back behind a missing one blocks the quick way for its origin.
@@ -105,7 +105,7 @@ void check_random_orders(bool quick) {
       int tag;
     };
     std::vector<Recv> recvs;
-    for (const Msg& x : msgs) recvs.push_back({x.origin, rng() % 5 == 0 ? any_tag : x.tag});
+    for (const Msg& x : msgs) recvs.push_back({x.origin, rng() % 5 == 0 ? Matcher::any : x.tag});
     std::shuffle(recvs.begin(), recvs.end(), rng);
     std::vector<int> arrivals(msgs.size());
     std::iota(arrivals.begin(), arrivals.end(), 0);
@@ -141,10 +141,10 @@ void check_random_orders(bool quick) {
       const Recv& r = recvs[rid - 1000];
       const Msg& x = msgs[mid];
       EXPECT_EQ(x.origin, r.source);
-      EXPECT_TRUE(r.tag == any_tag || r.tag == x.tag);
+      EXPECT_TRUE(r.tag == Matcher::any || r.tag == x.tag);
       for (std::size_t j = 0; j < msgs.size(); ++j) {
         const Msg& y = msgs[j];
-        if (y.origin != x.origin || y.seq >= x.seq || (r.tag != any_tag && r.tag != y.tag)) continue;
+        if (y.origin != x.origin || y.seq >= x.seq || (r.tag != Matcher::any && r.tag != y.tag)) continue;
         auto it = taken_by.find(j);
         ASSERT_NE(it, taken_by.end()) << "earlier message left unmatched while a later one was taken";
         EXPECT_LT(it->second, rid) << "a later receive took the earlier message";

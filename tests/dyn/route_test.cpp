@@ -1,6 +1,6 @@
 // Source routing without MPI: trees read off schedules, recipients placed by priority, routes trimmed.
 #include <herald/algorithms.hpp>
-#include <herald/dyn/route.hpp>
+#include "../../src/dyn/route.hpp"
 #include <herald/error.hpp>
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // SendQueue: which message leaves next, the window per link, and the starvation bound, without MPI. The
 // exhaustive test compares the queue with a plain list that applies the rules by scanning, over every
 // sequence of a few operations.
-#include <herald/dyn/send_queue.hpp>
+#include "../../src/dyn/send_queue.hpp"
 
 #include <gtest/gtest.h>
 

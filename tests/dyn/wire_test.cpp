@@ -1,5 +1,5 @@
 // The wire format: round trips, a fixed byte layout, and a clear error for every kind of damage.
-#include <herald/dyn/wire.hpp>
+#include "../../src/dyn/wire.hpp"
 #include <herald/error.hpp>
 
 #include <gtest/gtest.h>

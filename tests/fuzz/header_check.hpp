@@ -3,7 +3,7 @@
 // cleanly. Anything else (another exception, a crash, a hang, a mismatch) is a bug in the decoder.
 #pragma once
 
-#include <herald/dyn/wire.hpp>
+#include "../../src/dyn/wire.hpp"
 #include <herald/error.hpp>
 
 #include <algorithm>

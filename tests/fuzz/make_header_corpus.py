@@ -2,7 +2,7 @@
 """Writes the seed corpus for the dynamic-broadcast header decoder (tests/fuzz/corpus/header).
 
 ok-*  are well-formed frames holding a header; bad-* are damaged in one named way each. The layout is the
-one documented in include/herald/dyn/wire.hpp, little-endian throughout.
+one documented in src/dyn/wire.hpp, little-endian throughout.
 """
 import os
 import struct

@@ -1,4 +1,4 @@
-// How dyn's channel paces large payloads on the wire (see send_queue.hpp); the shape pricing
+// How dyn's channel paces large payloads on the wire (docs/dyn.md, "One send queue"); the shape pricing
 // (shape.cpp) follows the same rules.
 #pragma once
 

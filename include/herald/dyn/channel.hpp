@@ -17,15 +17,14 @@
 // its frame is handled) keeps every sender's frames in order. A frame longer than a slot travels with
 // another tag and is announced by a stub frame (reserved handler `long_frame`) that does fit.
 //
-// Outgoing messages wait in one queue (send_queue.hpp): the most urgent leaves first, frame and payload
+// Outgoing messages wait in one queue (docs/dyn.md, "One send queue"): the most urgent leaves first, frame and payload
 // together, while at most `max_in_flight` are on the wire and its link has room for a bulk payload; so a
 // forwarder passes urgent data first, across every broadcast and point-to-point message it sends. A
 // channel is not thread-safe; its owner serialises calls.
 #pragma once
 
 #include <herald/dyn/bulk.hpp>
-#include <herald/dyn/send_queue.hpp>
-#include <herald/dyn/wire.hpp>
+#include <herald/error.hpp>
 
 #include <mpi.h>
 
@@ -67,7 +66,7 @@ class Channel {
     std::size_t window_pieces = default_window_pieces;
     // ...and to all ranks together (this rank's link); a payload always leaves when none is. 0: no bound.
     std::size_t total_window = default_total_window;
-    // Departures that may overtake a queued message before it goes first (send_queue.hpp). 0: none.
+    // Departures that may overtake a queued message before it goes first (docs/dyn.md). 0: none.
     std::size_t patience = default_patience;
 
     // The defaults, with what the environment sets: HERALD_MAX_MESSAGE_BYTES (max_piece),
@@ -130,7 +129,7 @@ class Channel {
   bool flush() { return start_sends(); }
 
   // Nothing queued, on the wire or being received.
-  bool quiet() const noexcept { return queue_.empty() && requests_.empty(); }
+  bool quiet() const noexcept;
 
   MPI_Comm comm() const noexcept { return raw_; }
   int rank() const noexcept { return rank_; }
@@ -162,9 +161,7 @@ class Channel {
   };
 
   // One MPI message: the payload inline or none, and the frame fits a slot.
-  bool single_frame(std::size_t body, std::size_t payload) const noexcept {
-    return payload <= options_.max_inline && frame_bytes + body + payload <= options_.slot_bytes;
-  }
+  bool single_frame(std::size_t body, std::size_t payload) const noexcept;
   // Writes a frame into `out`, sized to fit it exactly.
   static void put_frame(std::vector<std::byte>& out, HandlerId id, std::uint64_t payload,
                         std::span<const std::byte> body, std::span<const std::byte> carried);
@@ -192,7 +189,9 @@ class Channel {
   int size_ = 0;
   Options options_;
   std::vector<Handler> handlers_;
-  SendQueue<Queued> queue_;
+  // The outgoing queue (dyn's send queue, not installed): held by pointer so that its type stays inside dyn.
+  struct Queue;
+  std::unique_ptr<Queue> queue_;
   int in_flight_ = 0;
   std::vector<MPI_Request> requests_;                 // open MPI requests...
   std::vector<std::shared_ptr<Transfer>> owners_;     // ...and the transfer each belongs to

@@ -17,8 +17,7 @@
 #pragma once
 
 #include <herald/dyn/channel.hpp>
-#include <herald/dyn/matcher.hpp>
-#include <herald/dyn/route.hpp>
+#include <herald/dyn/shape.hpp>
 #include <herald/error.hpp>
 #include <herald/simulator.hpp>
 
@@ -32,6 +31,10 @@
 
 namespace herald::dyn {
 
+// Endpoint::irecv's wildcards: a message from any source, with any tag (as MPI_ANY_SOURCE and MPI_ANY_TAG).
+inline constexpr int any_source = -1;
+inline constexpr int any_tag = -1;
+
 struct Options {
   // Poll from a thread of herald's own. Needs MPI_THREAD_MULTIPLE; unset: HERALD_DYN_PROGRESS_THREAD
   // (0/1), else off.
@@ -43,7 +46,7 @@ struct Options {
   int max_in_flight = 64;
   // Bulk bytes (of messages of 64 KiB and more) a rank keeps on the wire to one rank at once; a bulk
   // message always leaves when none is. What waits for room stays in the send queue, where a more urgent
-  // message overtakes it (send_queue.hpp). Unset: HERALD_DYN_WINDOW (K/M/G suffixes; 0: no bound), else
+  // message overtakes it (docs/dyn.md, "One send queue"). Unset: HERALD_DYN_WINDOW (K/M/G suffixes; 0: no bound), else
   // 512 KiB. HERALD_DYN_TOTAL_WINDOW bounds all ranks together (unset or 0: no bound).
   std::optional<std::size_t> window{};
   // Segments up to this size travel inside their header's MPI message (one message instead of two).

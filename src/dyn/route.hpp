@@ -1,4 +1,4 @@
-// Source routing: the tree a dynamic broadcast follows, planned at the origin and carried in its messages.
+// dyn's own (not installed): source routing, the tree a dynamic broadcast follows, planned at the origin and carried in its messages.
 //
 // The origin builds a coll schedule over a virtual group of k+1 ranks (0 = itself, then one rank per
 // recipient) and reads the tree off it: who sends to whom, and in which order. Recipients are placed on
@@ -7,8 +7,10 @@
 // so no node needs to know anything but its own sub-tree.
 #pragma once
 
+#include "wire.hpp"
+
 #include <herald/algorithms.hpp>
-#include <herald/dyn/wire.hpp>
+#include <herald/dyn/shape.hpp>
 #include <herald/error.hpp>
 #include <herald/schedule.hpp>
 #include <herald/simulator.hpp>
@@ -78,25 +80,12 @@ struct Hop {
 // sub-trees do not nest.
 std::vector<Hop> split_route(std::span<const RouteEntry> route);
 
-// The tree shape and segment size a dynamic broadcast uses.
-struct Shape {
-  std::string algorithm;         // a name from the algorithm table
-  std::size_t segment = 0;       // bytes per segment; 0 = the whole message at once
-  double predicted_seconds = 0;  // under the cost model it was chosen with
-};
 
 // The busiest rank's serial work: the sum of gap + bytes * beta over all its steps, sends and receives,
 // as if one core moved every byte it receives and sends, one message at a time (on the fair-sharing
 // network, overhead + bytes * beta).
 double serial_work(const Schedule& schedule, const CostModel& model);
 
-// How a forwarding rank moves bytes. `overlapped`: a network card moves them, so a rank receives segment
-// k+1 while it sends segment k, as the simulator's single-port model has it. `serial`: a core moves them
-// (shared memory, or ranks taking turns on shared cores), so a rank's receives and sends take turns.
-enum class Forwarding { overlapped, serial };
-
-// HERALD_DYN_FORWARDING ("serial" or "overlapped"), if set; throws Error(invalid_argument) on another value.
-std::optional<Forwarding> forwarding_from_environment();
 
 // The price choose_shape() puts on a schedule: the simulator's time on the model's network, and with
 // serial forwarding at least serial_work(); infinite if the schedule does not deliver. On the
@@ -119,14 +108,5 @@ double shape_margin_for(const CostModel& model);
 // the lowest single-port time (the best pipeline) is taken.
 inline constexpr double segment_tie = 0.05;
 
-// Prices every tree-shaped algorithm of the table for `group` ranks and `bytes` bytes, each segmented
-// algorithm unsegmented and at a few segment sizes, with shape_cost() (sizes within segment_tie of an
-// algorithm's cheapest are equal, and the best pipeline among them is its choice). Starts from binomial
-// and goes through the table: an algorithm's cheapest shape replaces the choice so far when it costs
-// less and its tree is as deep, when it costs at most shape_margin_for(model) times as much and its tree
-// is deeper, or when its tree is shallower and the choice does not cost at most that fraction of it.
-// predicted_seconds is the returned shape's price.
-Shape choose_shape(int group, std::size_t bytes, const CostModel& model = {},
-                   Forwarding forwarding = Forwarding::serial);
 
 }  // namespace herald::dyn

@@ -19,11 +19,10 @@
 
 namespace herald::dyn {
 
-inline constexpr int any_source = -1;
-inline constexpr int any_tag = -1;
-
 class Matcher {
  public:
+  // A receive's source or tag that matches any (Endpoint's any_source and any_tag).
+  static constexpr int any = -1;
   using Id = std::uint64_t;
   struct Match {
     Id receive;
@@ -101,7 +100,7 @@ class Matcher {
     std::set<std::uint64_t> ahead;     // arrived beyond `next`
   };
   static bool fits(int want_source, int want_tag, int source, int tag) noexcept {
-    return (want_source == any_source || want_source == source) && (want_tag == any_tag || want_tag == tag);
+    return (want_source == any || want_source == source) && (want_tag == any || want_tag == tag);
   }
 
   std::map<int, Origin> origins_;
