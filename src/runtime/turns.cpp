@@ -118,6 +118,8 @@ void Worker::on_back(const dyn::Channel::Arrival& a) {
   Replica value = store_.allocate(a.payload);
   const auto into = value.bytes;
   channel_.receive_payload(into, [this, run = back.run, value = std::move(value)]() mutable {
+    ++fetches_;
+    bytes_fetched_ += value.bytes.size();
     turn_over(run, std::move(value));
   });
 }
