@@ -3,6 +3,7 @@
 #include "internal_kernels.hpp"
 #include "lowering.hpp"
 #include "replicated.hpp"
+#include "runtime_settings.hpp"
 
 #include <cmath>
 #include <thread>
@@ -117,8 +118,7 @@ int Runtime::default_threads() {
 static_assert(detail::last_handler < dyn::Channel::shared_channel_handler);
 
 struct Runtime::State {
-  Options options;
-  bool log = false;
+  detail::RuntimeSettings settings;
   std::string inject;  // test only: this rank's HERALD_RUNTIME_INJECT failure, if it names this rank
   std::shared_ptr<dyn::Channel> channel;
   std::unique_ptr<dyn::Endpoint> endpoint;  // dynbcast's broadcasts, on `channel`: one send queue for all
@@ -165,78 +165,14 @@ std::span<std::byte> TaskContext::out(std::size_t access) const {
 }
 
 Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State>()) {
-  // Settings from the environment first, so that a bad value is refused before anything collective.
-  require_known_settings();
-  if (!options.threads) {
-    options.threads = default_threads();
-    if (auto v = environment("HERALD_RUNTIME_THREADS"))
-      options.threads = static_cast<int>(parse_count(*v, "HERALD_RUNTIME_THREADS"));
-  }
-  if (*options.threads < 0) throw Error(Errc::invalid_argument, "Options::threads must not be negative");
-  if (!options.control) options.control = default_control();
-  if (!options.scheduler) {
-    options.scheduler = Scheduler::heft;
-    if (auto v = environment("HERALD_RUNTIME_SCHEDULER"))
-      options.scheduler = scheduler_from_string(*v, "HERALD_RUNTIME_SCHEDULER");
-  }
-  if (!options.worker_timeout) {
-    options.worker_timeout = 60;
-    if (auto v = environment("HERALD_RUNTIME_TIMEOUT"))
-      options.worker_timeout = parse_seconds(*v, "HERALD_RUNTIME_TIMEOUT");
-  }
-  if (!(*options.worker_timeout > 0))
-    throw Error(Errc::invalid_argument, "the worker timeout (Options::worker_timeout, HERALD_RUNTIME_TIMEOUT) must be positive");
-  if (!options.heartbeat) options.heartbeat = std::min(1.0, *options.worker_timeout / 10);
-  if (!(*options.heartbeat > 0)) throw Error(Errc::invalid_argument, "Options::heartbeat must be positive");
-  if (!options.idle_sleep) {
-    options.idle_sleep = 50e-6;
-    if (auto v = environment("HERALD_RUNTIME_IDLE_SLEEP"))
-      options.idle_sleep = parse_seconds(*v, "HERALD_RUNTIME_IDLE_SLEEP");
-  }
-  if (*options.idle_sleep < 0) throw Error(Errc::invalid_argument, "Options::idle_sleep must not be negative");
-  if (!options.link) {
-    const CostModel model = cost_model_from_environment();
-    options.link = Link{.alpha = model.alpha, .beta = model.beta};
-  }
-  if (!options.broadcast) {
-    options.broadcast = BroadcastStrategy::nobcast;
-    if (auto v = environment("HERALD_RUNTIME_BCAST"))
-      options.broadcast = broadcast_strategy_from_string(*v, "HERALD_RUNTIME_BCAST");
-  }
-  if (!options.broadcast_sync) {
-    options.broadcast_sync = false;
-    if (auto v = environment("HERALD_RUNTIME_BCAST_SYNC")) options.broadcast_sync = parse_switch(*v, "HERALD_RUNTIME_BCAST_SYNC");
-  }
-  if (!options.spread_forwarding) {
-    options.spread_forwarding = false;
-    if (auto v = environment("HERALD_RUNTIME_SPREAD_FORWARDING"))
-      options.spread_forwarding = parse_switch(*v, "HERALD_RUNTIME_SPREAD_FORWARDING");
-  }
-  if (!options.reduction) {
-    options.reduction = ReductionStrategy::automatic;
-    if (auto v = environment("HERALD_RUNTIME_REDUCE"))
-      options.reduction = reduction_strategy_from_string(*v, "HERALD_RUNTIME_REDUCE");
-  }
-  if (*options.broadcast_sync && *options.control == Control::replicated)
-    throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RUNTIME_BCAST_SYNC) need head control");
-  if (auto v = environment("HERALD_RUNTIME_LOG")) state_->log = parse_switch(*v, "HERALD_RUNTIME_LOG");
-  // Test only: HERALD_RUNTIME_INJECT=<kind>:<rank> makes that worker fail once outside any kernel (kinds
-  // in Worker::inject), to test that such failures reach the head.
-  std::optional<std::pair<std::string, int>> inject;
-  if (auto v = environment("HERALD_RUNTIME_INJECT")) {
-    const auto colon = v->find(':');
-    const std::string kind = v->substr(0, colon);
-    if (colon == std::string::npos || (kind != "handler" && kind != "alloc" && kind != "mpi" && kind != "stall"))
-      throw Error(Errc::invalid_argument,
-                  "HERALD_RUNTIME_INJECT='" + *v + "': expected <kind>:<rank>, kind handler, alloc, mpi or stall");
-    inject.emplace(kind, static_cast<int>(parse_count(v->substr(colon + 1), "HERALD_RUNTIME_INJECT's rank")));
-  }
+  // Settings first, so that a bad value is refused before anything collective.
+  state_->settings = detail::RuntimeSettings::resolve(options);
+  detail::RuntimeSettings& settings = state_->settings;
   // Kernels run on threads of their own only where MPI allows threads beside the one calling it.
-  state_->modelled_cores = std::max(1, *options.threads);
+  state_->modelled_cores = std::max(1, settings.threads);
   int provided = MPI_THREAD_SINGLE;
   HERALD_MPI(MPI_Query_thread(&provided));
-  if (provided < MPI_THREAD_FUNNELED) options.threads = 0;
-  state_->options = options;
+  if (provided < MPI_THREAD_FUNNELED) settings.threads = 0;
   state_->channel = std::make_shared<dyn::Channel>(comm, dyn::Channel::Options::from_environment());
   state_->endpoint = std::make_unique<dyn::Endpoint>(state_->channel);
   state_->groups = mpi::Communicator(comm);
@@ -244,10 +180,9 @@ Runtime::Runtime(MPI_Comm comm, Options options) : state_(std::make_unique<State
   // the head naming its rank and the call, instead of ending the job inside MPI.
   HERALD_MPI(MPI_Comm_set_errhandler(state_->channel->comm(), MPI_ERRORS_RETURN));
   HERALD_MPI(MPI_Comm_set_errhandler(state_->groups.get(), MPI_ERRORS_RETURN));
-  if (inject && inject->second == rank()) state_->inject = inject->first;
-  if (!options.trace) options.trace = environment("HERALD_TRACE").value_or("");
+  if (settings.inject && settings.inject->second == rank()) state_->inject = settings.inject->first;
   // Where a trace is open already (the drop-in's, from MPI_Init), the runtime records into it.
-  if (!options.trace->empty() && !trace::recorder()) state_->tracing = trace::start(comm, *options.trace);
+  if (!settings.trace.empty() && !trace::recorder()) state_->tracing = trace::start(comm, settings.trace);
 }
 
 Runtime::~Runtime() {
@@ -261,9 +196,9 @@ Runtime::~Runtime() {
 
 int Runtime::rank() const noexcept { return state_->channel->rank(); }
 int Runtime::size() const noexcept { return state_->channel->size(); }
-int Runtime::threads() const noexcept { return *state_->options.threads; }
-Control Runtime::control() const noexcept { return *state_->options.control; }
-BroadcastStrategy Runtime::broadcast() const noexcept { return *state_->options.broadcast; }
+int Runtime::threads() const noexcept { return state_->settings.threads; }
+Control Runtime::control() const noexcept { return state_->settings.control; }
+BroadcastStrategy Runtime::broadcast() const noexcept { return state_->settings.broadcast; }
 
 void Runtime::kernel(std::string name, Kernel kernel, KernelCost cost) {
   if (state_->running) throw Error(Errc::invalid_argument, "kernel '" + name + "' registered while the runtime runs");
@@ -331,9 +266,9 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   ToOtherRanks to_others(channel, replicated);
   detail::Report& report = control() == Control::replicated ? static_cast<detail::Report&>(to_others) : to_head;
   detail::Worker worker(channel, s.kernels,
-                        {.threads = *s.options.threads,
+                        {.threads = s.settings.threads,
                          .modelled_cores = s.modelled_cores,
-                         .heartbeat = *s.options.heartbeat,
+                         .heartbeat = s.settings.heartbeat,
                          .endpoint = s.endpoint.get(),
                          .groups = s.groups.get(),
                          .inject = s.inject,
@@ -344,8 +279,8 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
   // The program, on the ranks that run it; what it throws is raised once the runtime is shut down.
   const auto run_program = [&] {
     try {
-      s.lowering = std::make_unique<detail::Lowering>(*s.head, s.id, *s.options.scheduler, s.options.mapping,
-                                                          *s.options.reduction, *s.options.link, s.operators);
+      s.lowering = std::make_unique<detail::Lowering>(*s.head, s.id, s.settings.scheduler, s.settings.mapping,
+                                                          s.settings.reduction, s.settings.link, s.operators);
       Head head(s);
       program(head);
       if (s.head->usable()) s.head->wait();  // whatever the program left unfinished
@@ -354,18 +289,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
     }
     lost = s.head->lost_worker();
   };
-  const detail::ControlSettings settings{.scheduler = *s.options.scheduler,
-                                        .link = *s.options.link,
-                                        .mapping = s.options.mapping,
-                                        .timeout = *s.options.worker_timeout,
-                                        .heartbeat = *s.options.heartbeat,
-                                        .broadcast = *s.options.broadcast,
-                                        .sync = *s.options.broadcast_sync,
-                                        .log = s.log,
-                                        .spread_forwarding = *s.options.spread_forwarding,
-                                        .idle_sleep = *s.options.idle_sleep,
-                                        .endpoint = s.endpoint.get(),
-                                        .read_kernel = read_kernel};
+  const detail::ControlSettings settings = s.settings.control_settings(s.endpoint.get(), read_kernel);
   if (control() == Control::replicated) {
     auto state = std::make_unique<detail::ReplicatedState>(
         channel, worker, s.kernels, names,
@@ -393,7 +317,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
         if (r != head_rank) detail::post(channel, r, detail::msg::Stop{});
     }
   } else {
-    detail::Idle idle(*s.options.idle_sleep, [&worker](std::chrono::nanoseconds d) { worker.wait(d); });
+    detail::Idle idle(s.settings.idle_sleep, [&worker](std::chrono::nanoseconds d) { worker.wait(d); });
     // Handlers report their own failures; what fails around them is reported here, and the loop goes on
     // until the head, told, releases this worker.
     const auto guarded = [&worker](const char* what, auto step) {
