@@ -21,20 +21,20 @@ T setting(const std::optional<T>& given, const char* variable, T fallback, Parse
 
 RuntimeSettings RuntimeSettings::resolve(const Options& options) {
   require_known_settings();
-  RuntimeSettings s;
+  RuntimeSettings s;  // its members' initializers are the defaults
   s.threads = setting(options.threads, "HERALD_RUNTIME_THREADS", Runtime::default_threads(),
                       [](const std::string& v, const char* name) { return static_cast<int>(parse_count(v, name)); });
   if (s.threads < 0) throw Error(Errc::invalid_argument, "Options::threads must not be negative");
   s.control = options.control ? *options.control : default_control();
-  s.scheduler = setting(options.scheduler, "HERALD_RUNTIME_SCHEDULER", Scheduler::heft,
+  s.scheduler = setting(options.scheduler, "HERALD_RUNTIME_SCHEDULER", s.scheduler,
                         [](const std::string& v, const char* name) { return scheduler_from_string(v, name); });
   s.mapping = options.mapping;
-  s.worker_timeout = setting(options.worker_timeout, "HERALD_RUNTIME_TIMEOUT", 60.0, parse_seconds);
+  s.worker_timeout = setting(options.worker_timeout, "HERALD_RUNTIME_TIMEOUT", s.worker_timeout, parse_seconds);
   if (!(s.worker_timeout > 0))
     throw Error(Errc::invalid_argument, "the worker timeout (Options::worker_timeout, HERALD_RUNTIME_TIMEOUT) must be positive");
   s.heartbeat = options.heartbeat.value_or(std::min(1.0, s.worker_timeout / 10));
   if (!(s.heartbeat > 0)) throw Error(Errc::invalid_argument, "Options::heartbeat must be positive");
-  s.idle_sleep = setting(options.idle_sleep, "HERALD_RUNTIME_IDLE_SLEEP", 50e-6, parse_seconds);
+  s.idle_sleep = setting(options.idle_sleep, "HERALD_RUNTIME_IDLE_SLEEP", s.idle_sleep, parse_seconds);
   if (s.idle_sleep < 0) throw Error(Errc::invalid_argument, "Options::idle_sleep must not be negative");
   if (options.link) {
     s.link = *options.link;
@@ -42,11 +42,11 @@ RuntimeSettings RuntimeSettings::resolve(const Options& options) {
     const CostModel model = cost_model_from_environment();
     s.link = Link{.alpha = model.alpha, .beta = model.beta};
   }
-  s.broadcast = setting(options.broadcast, "HERALD_RUNTIME_BCAST", BroadcastStrategy::nobcast,
+  s.broadcast = setting(options.broadcast, "HERALD_RUNTIME_BCAST", s.broadcast,
                         [](const std::string& v, const char* name) { return broadcast_strategy_from_string(v, name); });
-  s.broadcast_sync = setting(options.broadcast_sync, "HERALD_RUNTIME_BCAST_SYNC", false, parse_switch);
-  s.spread_forwarding = setting(options.spread_forwarding, "HERALD_RUNTIME_SPREAD_FORWARDING", false, parse_switch);
-  s.reduction = setting(options.reduction, "HERALD_RUNTIME_REDUCE", ReductionStrategy::automatic,
+  s.broadcast_sync = setting(options.broadcast_sync, "HERALD_RUNTIME_BCAST_SYNC", s.broadcast_sync, parse_switch);
+  s.spread_forwarding = setting(options.spread_forwarding, "HERALD_RUNTIME_SPREAD_FORWARDING", s.spread_forwarding, parse_switch);
+  s.reduction = setting(options.reduction, "HERALD_RUNTIME_REDUCE", s.reduction,
                         [](const std::string& v, const char* name) { return reduction_strategy_from_string(v, name); });
   if (s.broadcast_sync && s.control == Control::replicated)
     throw Error(Errc::invalid_argument, "synchronised broadcasts (broadcast_sync, HERALD_RUNTIME_BCAST_SYNC) need head control");

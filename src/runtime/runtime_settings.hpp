@@ -13,6 +13,9 @@
 
 namespace herald::runtime::detail {
 
+// Each member's initializer is its default, but threads' (Runtime::default_threads()), control's
+// (default_control()) and heartbeat's (a tenth of the timeout, at most 1 s), which depend on the machine or
+// on another setting.
 struct RuntimeSettings {
   int threads = 1;  // before MPI's thread level is known (Runtime's constructor may lower it to 0)
   Control control = Control::head;
