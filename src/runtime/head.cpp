@@ -102,7 +102,7 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   accesses.clear();
   for (const Use& u : uses) {
     if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
-    accesses.push_back({u.data.index_, u.mode, u.mode == Mode::commute ? static_cast<std::uint32_t>(u.bytes) : 0});
+    accesses.push_back(access_of(u, u.data.index_));
   }
   const TaskInfo info{id, kernel, uses, options.priority, static_cast<int>(workers_)};
   if (const auto w = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_))

@@ -135,8 +135,7 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
   for (const Use& u : uses) {
     // A handle of another runtime gets an index past this one's handles, refused below.
     const bool ours = u.data.owner_ == id_;
-    scratch_.push_back({ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size()), u.mode,
-                        u.mode == Mode::commute ? static_cast<std::uint32_t>(u.bytes) : 0});
+    scratch_.push_back(access_of(u, ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size())));
   }
   check_accesses(
       scratch_, handles_.size(), [&](std::uint32_t h) -> const std::string& { return plan_.datum(h).name; },
