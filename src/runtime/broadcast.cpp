@@ -36,6 +36,29 @@ BroadcastStrategy broadcast_strategy_from_string(std::string_view text, std::str
   throw Error(Errc::invalid_argument, not_one_of(what, text, choices));
 }
 
+namespace {
+constexpr std::array<std::pair<BroadcastTrees, const char*>, 3> tree_names{{
+    {BroadcastTrees::dyn, "dyn"},
+    {BroadcastTrees::spread, "spread"},
+    {BroadcastTrees::planned, "planned"},
+}};
+}  // namespace
+
+std::string to_string(BroadcastTrees t) {
+  for (const auto& [trees, name] : tree_names)
+    if (trees == t) return name;
+  return "?";
+}
+
+BroadcastTrees broadcast_trees_from_string(std::string_view text, std::string_view what) {
+  std::vector<std::string_view> choices;
+  for (const auto& [trees, name] : tree_names) {
+    if (text == name) return trees;
+    choices.emplace_back(name);
+  }
+  throw Error(Errc::invalid_argument, not_one_of(what, text, choices));
+}
+
 namespace detail {
 
 BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint64_t bytes) {
@@ -62,24 +85,27 @@ Replicas Replicas::held(int origin, std::vector<int> holders) {
   return r;
 }
 
-void Replicas::made(int rank) {
+void Replicas::made(int rank, double at) {
   origin = rank;
+  ready = at;
   holders.assign(1, rank);
   served();
 }
 
 bool Replicas::holds(int rank) const { return std::find(holders.begin(), holders.end(), rank) != holders.end(); }
 
-bool Replicas::read(int rank, int priority) {
+bool Replicas::read(int rank, int priority, double need) {
   if (!holds(rank)) {
     holders.push_back(rank);
     recipients.push_back(rank);
     priorities.push_back(priority);
+    needs.push_back(need);
     return false;
   }
   if (const auto r = std::find(recipients.begin(), recipients.end(), rank); r != recipients.end()) {
-    int& p = priorities[static_cast<std::size_t>(r - recipients.begin())];
-    p = std::max(p, priority);
+    const auto i = static_cast<std::size_t>(r - recipients.begin());
+    priorities[i] = std::max(priorities[i], priority);
+    needs[i] = std::min(needs[i], need);
   }
   return true;
 }
@@ -87,6 +113,7 @@ bool Replicas::read(int rank, int priority) {
 void Replicas::served() {
   recipients.clear();
   priorities.clear();
+  needs.clear();
 }
 
 }  // namespace detail

@@ -19,14 +19,19 @@ struct Replicas {
   std::vector<int> holders;     // processes holding it or about to (origin first)
   std::vector<int> recipients;  // processes that lacked it and read it, in the order of their first read
   std::vector<int> priorities;  // per recipient: the highest priority among its tasks reading it
+  // When the plan has it made (0: before the batch), and per recipient when its first reader starts: the
+  // times of the batch's schedule, for the trees planned on the links (link_plan.hpp).
+  double ready = 0;
+  std::vector<double> needs;
 
   // A version made on `origin` and held by `holders` (origin among them), with no recipients yet.
   static Replicas held(int origin, std::vector<int> holders);
-  // A new version, made on `rank`: it alone holds it.
-  void made(int rank);
-  // A task on `rank` reads it with `priority`: whether `rank` held it already. One that did not becomes a
-  // holder and a recipient; a recipient's priority is its most urgent reader's.
-  bool read(int rank, int priority);
+  // A new version, made on `rank` at `at`: it alone holds it.
+  void made(int rank, double at = 0);
+  // A task on `rank` reads it with `priority`, planned to start at `need`: whether `rank` held it already.
+  // One that did not becomes a holder and a recipient; a recipient's priority is its most urgent reader's,
+  // its need time its first reader's.
+  bool read(int rank, int priority, double need = 0);
   bool holds(int rank) const;
   // Its recipients are served (they stay holders): the next reads start a new list.
   void served();
@@ -38,6 +43,8 @@ struct FoundBroadcast {
   std::vector<int> recipients;  // in the order of their first need
   std::vector<int> priorities;  // per recipient: the highest priority among its tasks reading the version
   std::uint64_t made_by = 0;    // the number of the task (or enter) that made the version: broadcasts go in this order
+  double ready = 0;             // Replicas::ready and needs
+  std::vector<double> needs;
 };
 
 // The order of broadcast `id` of `bytes` bytes: its recipients most urgent first, among equals the first

@@ -39,7 +39,7 @@ struct ControlSettings {
   BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
   bool sync = false;            // head control: a broadcast's recipients wait until every one has the data
   bool log = false;             // HERALD_RUNTIME_LOG: one line per broadcast on stderr
-  bool spread_forwarding = false;  // dynbcast's trees from the ledger of bytes sent (forwarding.hpp), not dyn's
+  BroadcastTrees trees = BroadcastTrees::dyn;  // who forwards dynbcast's broadcasts
   double idle_sleep = 50e-6;    // the longest sleep of wait()'s loop when idle (see idle.hpp)
   dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
   std::string read_kernel;      // replicated control: the internal kernel that copies a version into a program's buffer

@@ -36,30 +36,31 @@ DataPlan::Datum& DataPlan::touch(std::uint32_t handle) {
     b.reads.clear();
     d.readers = 0;
     d.replicas.served();
+    d.replicas.ready = 0;  // made before this batch's schedule starts
     touched_.push_back(handle);
   }
   return d;
 }
 
-Key DataPlan::write(std::uint32_t handle, int rank, std::uint64_t maker) {
+Key DataPlan::write(std::uint32_t handle, int rank, std::uint64_t maker, double at) {
   Datum& d = touch(handle);
   settle(handle, true);
   ++d.version;
-  d.replicas.made(rank);
+  d.replicas.made(rank, at);
   d.made_by = maker;
   batch_of_[handle].reads.clear();
   d.readers = 0;
   return {handle, d.version};
 }
 
-DataPlan::Read DataPlan::read(std::uint32_t handle, int rank, int urgency) {
+DataPlan::Read DataPlan::read(std::uint32_t handle, int rank, int urgency, double need) {
   Datum& d = touch(handle);
   Read r;
   r.key = {handle, d.version};
   r.origin = d.replicas.origin;
   r.first = d.readers == 0;
   ++d.readers;
-  r.held = d.replicas.read(rank, urgency);
+  r.held = d.replicas.read(rank, urgency, need);
   auto& reads = batch_of_[handle].reads;
   const auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& p) { return p.first == rank; });
   if (it == reads.end())

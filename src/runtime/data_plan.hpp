@@ -54,6 +54,11 @@ class DataPlan {
     // The uses of this version on `rank` in the batch: its reads there, and as the origin its sends (one
     // broadcast, or one transfer per recipient).
     std::uint32_t uses(int rank) const;
+    // The broadcast it is (where `broadcast`).
+    FoundBroadcast found() const {
+      return {.key = key, .root = replicas.origin, .recipients = replicas.recipients, .priorities = replicas.priorities,
+              .made_by = made_by, .ready = replicas.ready, .needs = replicas.needs};
+    }
   };
   using Sink = std::function<void(const Settled&)>;
 
@@ -67,11 +72,12 @@ class DataPlan {
   // Whether `key` is the latest version of its datum.
   bool latest(const Key& key) const { return data_[key.handle].version == key.version; }
 
-  // The program's value of `handle` is made on `rank` (entered on its owner, or written by task `maker`):
-  // the version it supersedes is settled first. Returns the new version.
-  Key write(std::uint32_t handle, int rank, std::uint64_t maker);
-  // A task (or a read-back) on `rank` reads the latest version of `handle`, with `urgency`.
-  Read read(std::uint32_t handle, int rank, int urgency);
+  // The program's value of `handle` is made on `rank` (entered on its owner, or written by task `maker`),
+  // at `at` in the batch's schedule: the version it supersedes is settled first. Returns the new version.
+  Key write(std::uint32_t handle, int rank, std::uint64_t maker, double at = 0);
+  // A task (or a read-back) on `rank` reads the latest version of `handle`, with `urgency`, planned to
+  // start at `need`.
+  Read read(std::uint32_t handle, int rank, int urgency, double need = 0);
   // exit(): the latest version is on `rank` alone again (the owner's buffer), with no new version.
   void returned(std::uint32_t handle, int rank);
   // The batch ends: every version read or made in it is settled (not superseded), and the next batch's

@@ -196,6 +196,7 @@ HeadState::Plan HeadState::schedule_pending() {
                    [&](std::size_t a, std::size_t b) { return made.tasks[a].start < made.tasks[b].start; });
   for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
   plan.urgency = critical_path_priorities(workload, settings_.link);
+  plan.slots = made.tasks;
   return plan;
 }
 
@@ -224,12 +225,12 @@ void HeadState::plan_data(const Plan& plan, Batch& batch) {
         a.bytes = graph_.bytes(r.handle);
         a.read.handle = r.handle;
         if (reads(r.mode)) {
-          const DataPlan::Read read = plan_.read(r.handle, rank, plan.urgency[e.index]);
+          const DataPlan::Read read = plan_.read(r.handle, rank, plan.urgency[e.index], plan.slots[e.index].start);
           a.read = read.key;
           a.source = read.held ? rank : read.origin;
           a.in_place = r.mode == Mode::inout && versions_.at(read.key).readers_left == 1;
         }
-        if (writes(r.mode)) a.written = plan_.write(r.handle, rank, task.id).version;
+        if (writes(r.mode)) a.written = plan_.write(r.handle, rank, task.id, plan.slots[e.index].finish).version;
         accesses_.push_back(a);
       }
     }
@@ -244,7 +245,7 @@ void HeadState::plan_data(const Plan& plan, Batch& batch) {
 
 void HeadState::settled(const DataPlan::Settled& s) {
   Batch& batch = *batch_;
-  if (s.broadcast) batch.found.push_back({s.key, s.replicas.origin, s.replicas.recipients, s.replicas.priorities, s.made_by});
+  if (s.broadcast) batch.found.push_back(s.found());
   if (!s.superseded) return;
   const auto it = versions_.find(s.key);
   if (it == versions_.end()) return;  // released already: superseded before this dispatch, and done

@@ -130,6 +130,7 @@ class HeadState final : public Coordinator {
     std::vector<std::size_t> order;  // pending_ indices in schedule order
     std::vector<int> rank;           // per pending_ index, the rank that runs it
     std::vector<int> urgency;        // per pending_ index, its critical-path priority: its reads travel with it
+    std::vector<Slot> slots;         // per pending_ index, when the schedule runs it
   };
   struct Batch {
     std::vector<msg::TasksWriter> writers;  // per rank

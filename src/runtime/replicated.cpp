@@ -119,7 +119,7 @@ void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t i
       where = arguments(reinterpret_cast<std::uintptr_t>(h.buffer.data()));
       ++copies_;
     }
-    place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, 0, r, 0);
+    place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, 0, r, 0, 0);
   }
   if (exit && !h.exit) exits_.push_back(index);
   h.exit = h.exit || exit;
@@ -156,12 +156,12 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
     return id;
   }
   // Placed at submission, before the tasks after it are known: its reads travel with its own priority.
-  place(id, k, scratch_, std::move(arguments), options.priority, options.priority, static_cast<int>(*worker), 0);
+  place(id, k, scratch_, std::move(arguments), options.priority, options.priority, static_cast<int>(*worker), 0, 0);
   return id;
 }
 
 void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses,
-                            Arguments arguments, int priority, int urgency, int rank, double start) {
+                            Arguments arguments, int priority, int urgency, int rank, double start, double finish) {
   const bool mine = rank == rank_;
   TaskOrder* order = nullptr;
   if (mine) {
@@ -190,7 +190,7 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
     t.bytes = plan_.datum(a.handle).bytes;
     t.read.handle = a.handle;
     if (reads(a.mode)) {
-      const DataPlan::Read r = plan_.read(a.handle, rank, urgency);
+      const DataPlan::Read r = plan_.read(a.handle, rank, urgency, start);
       t.read = r.key;
       if (mine) {
         t.source = r.held ? rank_ : r.origin;
@@ -198,7 +198,7 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
       }
     }
     if (writes(a.mode)) {
-      const Key written = plan_.write(a.handle, rank, id);
+      const Key written = plan_.write(a.handle, rank, id, finish);
       t.written = written.version;
       if (recorder)
         recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
@@ -210,7 +210,7 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
 
 void ReplicatedState::settled(const DataPlan::Settled& s) {
   const Replicas& r = s.replicas;
-  if (s.broadcast) found_.push_back({s.key, r.origin, r.recipients, r.priorities, s.made_by});
+  if (s.broadcast) found_.push_back(s.found());
   // A small version travels inside one frame, as an eager MPI message does: its maker sends it to each
   // reader as soon as it is made instead of waiting to be asked (a message less, and no round trip when
   // the reader asks late). Larger ones are fetched when a task needs them, so that early copies do not
@@ -259,7 +259,7 @@ void ReplicatedState::schedule_deferred() {
     } else {
       const Slot& slot = plan.tasks[task_of[i]];
       place(d.id, d.kernel, d.accesses, std::move(d.arguments), d.options.priority, urgency[task_of[i]],
-            static_cast<int>(slot.worker), slot.start);
+            static_cast<int>(slot.worker), slot.start, slot.finish);
     }
   }
   deferred_.clear();

@@ -81,9 +81,10 @@ class ReplicatedState final : public Coordinator {
   void apply_enter(std::uint32_t index, std::uint64_t id);
   void apply_read(std::uint32_t index, bool exit, std::uint64_t id);
   // Resolves one task (submission order) run by `rank`: every rank's records; this rank's order if its own.
-  // `urgency`: the priority its reads travel with (its critical-path priority where the graph is known).
+  // `urgency`: the priority its reads travel with (its critical-path priority where the graph is known);
+  // `start` and `finish`: its times in the batch's schedule, where there is one (else 0).
   void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
-             int priority, int urgency, int rank, double start);
+             int priority, int urgency, int rank, double start, double finish);
   // A version has had all its reads of this batch (superseded: and all it will have).
   void settled(const DataPlan::Settled& s);
   void schedule_deferred();

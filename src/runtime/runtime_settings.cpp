@@ -45,7 +45,8 @@ RuntimeSettings RuntimeSettings::resolve(const Options& options) {
   s.broadcast = setting(options.broadcast, "HERALD_RUNTIME_BCAST", s.broadcast,
                         [](const std::string& v, const char* name) { return broadcast_strategy_from_string(v, name); });
   s.broadcast_sync = setting(options.broadcast_sync, "HERALD_RUNTIME_BCAST_SYNC", s.broadcast_sync, parse_switch);
-  s.spread_forwarding = setting(options.spread_forwarding, "HERALD_RUNTIME_SPREAD_FORWARDING", s.spread_forwarding, parse_switch);
+  s.trees = setting(options.trees, "HERALD_RUNTIME_TREES", s.trees,
+                    [](const std::string& v, const char* name) { return broadcast_trees_from_string(v, name); });
   s.reduction = setting(options.reduction, "HERALD_RUNTIME_REDUCE", s.reduction,
                         [](const std::string& v, const char* name) { return reduction_strategy_from_string(v, name); });
   if (s.broadcast_sync && s.control == Control::replicated)
@@ -72,7 +73,7 @@ ControlSettings RuntimeSettings::control_settings(dyn::Endpoint* endpoint, std::
           .broadcast = broadcast,
           .sync = broadcast_sync,
           .log = log,
-          .spread_forwarding = spread_forwarding,
+          .trees = trees,
           .idle_sleep = idle_sleep,
           .endpoint = endpoint,
           .read_kernel = std::move(read_kernel)};

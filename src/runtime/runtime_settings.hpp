@@ -27,7 +27,7 @@ struct RuntimeSettings {
   Link link{};
   BroadcastStrategy broadcast = BroadcastStrategy::nobcast;
   bool broadcast_sync = false;
-  bool spread_forwarding = false;
+  BroadcastTrees trees = BroadcastTrees::dyn;
   ReductionStrategy reduction = ReductionStrategy::automatic;
   bool log = false;      // HERALD_RUNTIME_LOG
   std::string trace;     // empty: no trace

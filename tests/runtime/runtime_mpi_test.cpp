@@ -380,9 +380,12 @@ TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
   for (BroadcastStrategy strategy : {BroadcastStrategy::nobcast, BroadcastStrategy::p2p, BroadcastStrategy::mpibcast,
                                      BroadcastStrategy::mpibcast_herald, BroadcastStrategy::dynbcast,
                                      BroadcastStrategy::automatic}) {
-    for (auto [sync, spread] : {std::pair{false, false}, {true, false}, {false, true}}) {
-      // The forwarding spread by the ledger changes dynbcast's trees only.
-      if (spread && strategy != BroadcastStrategy::dynbcast && strategy != BroadcastStrategy::automatic) continue;
+    for (auto [sync, trees] : {std::pair{false, BroadcastTrees::dyn}, {true, BroadcastTrees::dyn},
+                               {false, BroadcastTrees::spread}, {false, BroadcastTrees::planned}}) {
+      // The trees setting changes dynbcast's trees only.
+      if (trees != BroadcastTrees::dyn && strategy != BroadcastStrategy::dynbcast &&
+          strategy != BroadcastStrategy::automatic)
+        continue;
       Runtime probe(MPI_COMM_WORLD, {.broadcast_sync = false});
       const bool replicated = probe.control() == Control::replicated;
       if (sync && replicated) continue;  // synchronised broadcasts need the head
@@ -390,7 +393,7 @@ TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
       // a worker, rank 0 owns the entered data, and read() brings a value to every rank.
       const int workers = replicated || size == 1 ? size : size - 1;
       Runtime rt(MPI_COMM_WORLD, {.scheduler = Scheduler::mapped, .broadcast = strategy, .broadcast_sync = sync,
-                                  .spread_forwarding = spread});
+                                  .trees = trees});
       register_kernels(rt);
       std::vector<double> shared(70001), made(1001);
       std::iota(shared.begin(), shared.end(), 1.0);
@@ -415,7 +418,7 @@ TEST(Runtime, BroadcastsGiveTheSameResultsUnderEveryStrategy) {
         stats = head.statistics();
       });
       if (!rt.is_head() && !replicated) continue;
-      const std::string what = to_string(strategy) + (sync ? " sync" : "") + (spread ? " spread" : "");
+      const std::string what = to_string(strategy) + (sync ? " sync" : "") + " trees " + to_string(trees);
       const double n = static_cast<double>(shared.size());
       for (int w = 0; w < workers; ++w) EXPECT_DOUBLE_EQ(sums[static_cast<std::size_t>(w)][0], n * (n + 1) / 2) << what;
       for (int w = 1; w < std::min(workers, 3); ++w)

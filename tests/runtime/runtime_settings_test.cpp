@@ -37,7 +37,7 @@ std::string refusal(const Options& options) {
 void unset_all() {
   for (const char* name : {"HERALD_RUNTIME_THREADS", "HERALD_RUNTIME_CONTROL", "HERALD_RUNTIME_SCHEDULER",
                            "HERALD_RUNTIME_TIMEOUT", "HERALD_RUNTIME_IDLE_SLEEP", "HERALD_RUNTIME_BCAST",
-                           "HERALD_RUNTIME_BCAST_SYNC", "HERALD_RUNTIME_SPREAD_FORWARDING", "HERALD_RUNTIME_REDUCE",
+                           "HERALD_RUNTIME_BCAST_SYNC", "HERALD_RUNTIME_TREES", "HERALD_RUNTIME_REDUCE",
                            "HERALD_RUNTIME_LOG", "HERALD_RUNTIME_INJECT", "HERALD_TRACE"})
     ::unsetenv(name);
 }
@@ -53,7 +53,7 @@ TEST(RuntimeSettings, DefaultsWhereNothingIsGiven) {
   EXPECT_EQ(s.idle_sleep, 50e-6);
   EXPECT_EQ(s.broadcast, BroadcastStrategy::nobcast);
   EXPECT_FALSE(s.broadcast_sync);
-  EXPECT_FALSE(s.spread_forwarding);
+  EXPECT_EQ(s.trees, BroadcastTrees::dyn);
   EXPECT_EQ(s.reduction, ReductionStrategy::automatic);
   EXPECT_FALSE(s.log);
   EXPECT_TRUE(s.trace.empty());
@@ -65,7 +65,7 @@ TEST(RuntimeSettings, TheEnvironmentWhereTheProgramGivesNothing) {
   Variable threads("HERALD_RUNTIME_THREADS", "3"), control("HERALD_RUNTIME_CONTROL", "replicated"),
       scheduler("HERALD_RUNTIME_SCHEDULER", "round_robin"), timeout("HERALD_RUNTIME_TIMEOUT", "5"),
       bcast("HERALD_RUNTIME_BCAST", "dynbcast"), reduce("HERALD_RUNTIME_REDUCE", "scatter"),
-      spread("HERALD_RUNTIME_SPREAD_FORWARDING", "1"), log("HERALD_RUNTIME_LOG", "1"),
+      trees("HERALD_RUNTIME_TREES", "planned"), log("HERALD_RUNTIME_LOG", "1"),
       inject("HERALD_RUNTIME_INJECT", "stall:2"), trace("HERALD_TRACE", "/tmp/somewhere");
   const RuntimeSettings s = RuntimeSettings::resolve({});
   EXPECT_EQ(s.threads, 3);
@@ -75,7 +75,7 @@ TEST(RuntimeSettings, TheEnvironmentWhereTheProgramGivesNothing) {
   EXPECT_EQ(s.heartbeat, 0.5);
   EXPECT_EQ(s.broadcast, BroadcastStrategy::dynbcast);
   EXPECT_EQ(s.reduction, ReductionStrategy::scatter);
-  EXPECT_TRUE(s.spread_forwarding);
+  EXPECT_EQ(s.trees, BroadcastTrees::planned);
   EXPECT_TRUE(s.log);
   ASSERT_TRUE(s.inject);
   EXPECT_EQ(s.inject->first, "stall");
@@ -84,14 +84,14 @@ TEST(RuntimeSettings, TheEnvironmentWhereTheProgramGivesNothing) {
   // The program's own values win.
   const RuntimeSettings given = RuntimeSettings::resolve(
       {.threads = 0, .control = Control::head, .scheduler = Scheduler::mapped, .worker_timeout = 100, .heartbeat = 2,
-       .broadcast = BroadcastStrategy::p2p, .spread_forwarding = false, .trace = "", .reduction = ReductionStrategy::tree});
+       .broadcast = BroadcastStrategy::p2p, .trees = BroadcastTrees::spread, .trace = "", .reduction = ReductionStrategy::tree});
   EXPECT_EQ(given.threads, 0);
   EXPECT_EQ(given.control, Control::head);
   EXPECT_EQ(given.scheduler, Scheduler::mapped);
   EXPECT_EQ(given.worker_timeout, 100);
   EXPECT_EQ(given.heartbeat, 2);
   EXPECT_EQ(given.broadcast, BroadcastStrategy::p2p);
-  EXPECT_FALSE(given.spread_forwarding);
+  EXPECT_EQ(given.trees, BroadcastTrees::spread);
   EXPECT_TRUE(given.trace.empty());
   EXPECT_EQ(given.reduction, ReductionStrategy::tree);
 }
@@ -101,6 +101,10 @@ TEST(RuntimeSettings, BadValuesAreRefusedByName) {
   {
     Variable v("HERALD_RUNTIME_BCAST", "dyn");
     EXPECT_NE(refusal({}).find("HERALD_RUNTIME_BCAST"), std::string::npos) << refusal({});
+  }
+  {
+    Variable v("HERALD_RUNTIME_TREES", "chain");
+    EXPECT_NE(refusal({}).find("HERALD_RUNTIME_TREES"), std::string::npos) << refusal({});
   }
   {
     Variable v("HERALD_RUNTIME_SCHEDULER", "hef");

@@ -25,4 +25,16 @@ std::string to_string(BroadcastStrategy s);
 // and the choices, with the nearest one.
 BroadcastStrategy broadcast_strategy_from_string(std::string_view text, std::string_view what = "broadcast strategy");
 
+// Who forwards a dynamic broadcast (dynbcast, and auto where it picks dynbcast), docs/runtime.md "Who forwards".
+enum class BroadcastTrees {
+  dyn,      // dyn's shape for the group, the most urgent recipients served first (so forwarding)
+  spread,   // each recipient below the holder that has sent the fewest bytes so far in the run
+  planned,  // each recipient, by need time, below the holder whose copy ends first on the plan's link queues
+};
+
+// "dyn", "spread", "planned".
+std::string to_string(BroadcastTrees t);
+// The inverse; throws herald::Error naming `what`, the text and the choices.
+BroadcastTrees broadcast_trees_from_string(std::string_view text, std::string_view what = "broadcast trees");
+
 }  // namespace herald::runtime

@@ -238,12 +238,10 @@ struct Options {
   // Cluster paused for a broadcast; head control only); false: a task starts once its own inputs are
   // here. Unset: HERALD_RUNTIME_BCAST_SYNC (0 or 1), else false.
   std::optional<bool> broadcast_sync{};
-  // dynbcast (and auto where it picks dynbcast): true hangs each recipient of a broadcast below the holder
-  // that has sent the fewest bytes so far in the run, spreading the forwarding over the ranks; false leaves
-  // the tree to dyn (its shape for the group, the most urgent recipients served first, so forwarding).
-  // Unset: HERALD_RUNTIME_SPREAD_FORWARDING (0 or 1), else false: on the tiled Cholesky the spread trees
-  // lose on the smaller matrices what they gain on the largest (docs/cholesky.md, "Who forwards").
-  std::optional<bool> spread_forwarding{};
+  // Who forwards a dynbcast broadcast (and auto's, where it picks dynbcast): dyn's shape for the group,
+  // the spread trees, or the trees planned on the links (BroadcastTrees). Unset: HERALD_RUNTIME_TREES,
+  // else dyn.
+  std::optional<BroadcastTrees> trees{};
   // A directory to write a trace of the run into (docs/tracing.md): tasks, transfers, broadcasts and the
   // head's scheduling, from construction to destruction; where a trace is open already (the drop-in's), into
   // that one. Unset: HERALD_TRACE, else none; empty: none.

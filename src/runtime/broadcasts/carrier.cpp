@@ -1,10 +1,13 @@
 #include "strategy.hpp"
 
+#include "../link_plan.hpp"
+
 #include <herald/algorithms.hpp>
 #include <herald/error.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
 #include <string>
 
 namespace herald::runtime::detail {
@@ -47,6 +50,39 @@ std::optional<std::uint64_t> holder_sends(const BroadcastOrder& b, dyn::Endpoint
   }
 }
 
+// The batch's dynamic broadcasts' trees planned on the links (link_plan.hpp), in the order their versions
+// are ready in the plan (among equals, by id): each order's recipients become the order served, with their
+// parents.
+void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast> found, const ControlSettings& settings) {
+  std::vector<std::size_t> by_ready;
+  for (std::size_t i = 0; i < orders.size(); ++i)
+    if (orders[i].strategy == BroadcastStrategy::dynbcast) by_ready.push_back(i);
+  std::stable_sort(by_ready.begin(), by_ready.end(), [&](std::size_t a, std::size_t b) { return found[a].ready < found[b].ready; });
+  LinkQueues links;  // the batch's schedule starts with the links idle
+  std::vector<Need> needs;
+  for (std::size_t i : by_ready) {
+    BroadcastOrder& b = orders[i];
+    const FoundBroadcast& f = found[i];
+    needs.clear();
+    for (std::size_t r = 0; r < f.recipients.size(); ++r)
+      needs.push_back({.rank = f.recipients[r], .need = f.needs[r], .priority = f.priorities[r]});
+    // A forwarder passes a piece on once it has landed: dyn's segment for this size (it keeps the caller's
+    // tree and sets only that), else the whole message.
+    std::size_t piece = b.bytes;
+    if (settings.endpoint)
+      if (const std::size_t segment = settings.endpoint->shape(static_cast<int>(needs.size()), b.bytes).segment; segment > 0)
+        piece = std::min(piece, segment);
+    const PlannedTree tree = plan_tree(b.root, f.ready, needs, settings.link.seconds(b.bytes), settings.link.seconds(piece), links);
+    b.recipients.clear();
+    b.priorities.clear();
+    for (const Need& n : tree.recipients) {
+      b.recipients.push_back(n.rank);
+      b.priorities.push_back(n.priority);
+    }
+    b.parents = tree.parents;
+  }
+}
+
 }  // namespace
 
 std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, BroadcastNumbering& numbering,
@@ -54,20 +90,25 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
                                              const ControlSettings& settings, std::optional<int> rank) {
   std::stable_sort(found.begin(), found.end(),
                    [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.made_by < b.made_by; });
-  std::vector<BroadcastOrder> out;
+  // Every process resolves every broadcast, its own or not: the ledger and the link plan must see them all.
+  std::vector<BroadcastOrder> all;
+  all.reserve(found.size());
   for (const FoundBroadcast& f : found) {
-    BroadcastOrder b = order_of(f, ++numbering.made, plan.datum(f.key.handle).bytes);
-    ++stats.broadcasts;
-    stats.broadcast_recipients += b.recipients.size();
-    stats.broadcast_bytes += b.bytes * b.recipients.size();
-    // Every process resolves every broadcast, its own or not: the ledger must see them all.
+    BroadcastOrder& b = all.emplace_back(order_of(f, ++numbering.made, plan.datum(f.key.handle).bytes));
     b.strategy = settings.broadcast;
     if (b.strategy == BroadcastStrategy::automatic) {
       const dyn::Shape shape = settings.endpoint->shape(static_cast<int>(b.recipients.size()), b.bytes);
       b.strategy = shape.algorithm == "linear" ? BroadcastStrategy::p2p : BroadcastStrategy::dynbcast;
     }
-    if (b.strategy == BroadcastStrategy::dynbcast && settings.spread_forwarding)
+    if (b.strategy == BroadcastStrategy::dynbcast && settings.trees == BroadcastTrees::spread)
       b.parents = numbering.ledger.tree(b.root, b.recipients, b.bytes);
+  }
+  if (settings.trees == BroadcastTrees::planned) plan_trees(all, found, settings);
+  std::vector<BroadcastOrder> out;
+  for (BroadcastOrder& b : all) {
+    ++stats.broadcasts;
+    stats.broadcast_recipients += b.recipients.size();
+    stats.broadcast_bytes += b.bytes * b.recipients.size();
     if (const auto sent = holder_sends(b, settings.endpoint))
       stats.broadcast_bytes_saved += b.bytes * b.recipients.size() - std::min(*sent, b.bytes * b.recipients.size());
     if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())

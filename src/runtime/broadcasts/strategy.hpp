@@ -81,8 +81,9 @@ class PendingRoots {
 // come back with their strategy: the setting, or for `auto` the dynamic broadcast's cost model's choice
 // (`endpoint` prices its shapes; where its cheapest is the loop of sends, the runtime's plain messages do
 // it without the dynamic broadcast's machinery), synchronised under the head where `settings.sync` asks.
-// `settings.log` prints one line each. A dynamic broadcast's tree comes from the ledger of what every rank
-// has sent (forwarding.hpp) where `settings.spread_forwarding` asks.
+// `settings.log` prints one line each. A dynamic broadcast's tree is dyn's, or comes from the ledger of
+// what every rank has sent (forwarding.hpp), or is planned on the batch's link queues (link_plan.hpp), as
+// `settings.trees` asks; a planned tree's recipients come in the order it serves them.
 std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, BroadcastNumbering& numbering,
                                              Statistics& stats, const DataPlan& plan,
                                              const ControlSettings& settings, std::optional<int> rank);
