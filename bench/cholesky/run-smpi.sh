@@ -11,6 +11,13 @@
 # --control replicated runs the runtime without a head (docs/runtime.md): one process per node and no more,
 # every one of them computing.
 #
+# A strategy dynbcast/T runs dynbcast with the trees T: dyn, spread or planned (HERALD_RUNTIME_TREES), or a
+# tree algorithm of dyn's for every broadcast, e.g. dynbcast/chain or dynbcast/linear (the root sends to
+# every recipient itself; HERALD_DYN_ALGORITHM). dynbcast alone takes the runtime's default trees.
+#
+# The runtime and dyn price with the network's own figures (smpi_cost_model, bench/smpi/common.sh:
+# HERALD_ALPHA and HERALD_BETA from --latency and the bandwidth), as a user gives them for their cluster.
+#
 # The kernels are modelled, not run: each takes the time it took on this machine on one core (measured
 # first with herald-cholesky --calibrate at --tile, or read from --kernel-times), in proportion to its flops
 # for narrower edge tiles, and a node runs --cores of them at once while its communication goes on
@@ -79,15 +86,21 @@ for p in ${nodes//,/ }; do
   smpi_hostfile "$work/hosts" "$ranks"
   for bw in "${bandwidth_list[@]}"; do
     smpi_flat_platform "$work/platform.xml" "$ranks" "$bw" "$latency"
+    smpi_cost_model "$latency" "$bw" 0
     for n in ${sizes//,/ }; do
       for strategy in "${strategy_list[@]}"; do
-        name=p$p-$bw-n$n-${strategy//:/_}
+        name=p$p-$bw-n$n-${strategy//[:\/]/_}
+        trees=()
+        case $strategy in
+          dynbcast/dyn | dynbcast/spread | dynbcast/planned) trees=(HERALD_RUNTIME_TREES="${strategy#*/}") ;;
+          dynbcast/*) trees=(HERALD_RUNTIME_TREES=dyn HERALD_DYN_ALGORITHM="${strategy#*/}") ;;
+        esac
         started=$SECONDS
         status=ok
-        HERALD_SMPI_SHARED_REPLICAS=1 timeout --kill-after=10 "$timeout" smpirun -np "$ranks" \
+        env "${smpi_model[@]}" "${trees[@]}" HERALD_SMPI_SHARED_REPLICAS=1 timeout --kill-after=10 "$timeout" smpirun -np "$ranks" \
           -platform "$work/platform.xml" -hostfile "$work/hosts" "${smpi_options[@]}" --cfg=smpi/host-speed:1Gf \
           "$bin" -n "$n" --tile "$tile" --kernel-times "$kernel_times" --threads "$cores" --mapping cyclic \
-          --strategy "$strategy" --csv >"$out/runs/$name.txt" 2>"$out/runs/$name.log" || status=$?
+          --strategy "${strategy%%/*}" --csv >"$out/runs/$name.txt" 2>"$out/runs/$name.log" || status=$?
         row=$(tail -1 "$out/runs/$name.txt")
         case $status in
           ok) [[ $row == herald,* ]] || status=failed ;;
