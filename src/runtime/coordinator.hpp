@@ -33,6 +33,7 @@ inline Access access_of(const Use& u, std::uint32_t handle) {
 struct ControlSettings {
   Scheduler scheduler = Scheduler::heft;
   Link link{};
+  std::size_t lanes = 1;        // kernels a worker runs at once, for the schedule (Workload::lanes)
   Mapping mapping{};            // Scheduler::mapped, tasks that name no worker
   double timeout = 60;          // a process silent this long is lost
   double heartbeat = 1;         // seconds between "alive" messages (replicated control: to the next rank)

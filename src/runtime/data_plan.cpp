@@ -95,8 +95,9 @@ void DataPlan::end_batch() {
   ++batch_;
 }
 
-WorkloadBuilder::WorkloadBuilder(std::size_t workers, std::size_t handles) : writer_(handles) {
+WorkloadBuilder::WorkloadBuilder(std::size_t workers, std::size_t lanes, std::size_t handles) : writer_(handles) {
   workload_.workers = workers;
+  workload_.lanes = lanes;
 }
 
 }  // namespace herald::runtime::detail

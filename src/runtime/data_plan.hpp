@@ -114,7 +114,7 @@ class DataPlan {
 // An enter between them gives a datum a value no task of the batch made.
 class WorkloadBuilder {
  public:
-  WorkloadBuilder(std::size_t workers, std::size_t handles);
+  WorkloadBuilder(std::size_t workers, std::size_t lanes, std::size_t handles);
   // A task with these accesses (anything with .handle and .mode), priced at `seconds`: its row.
   template <class Accesses, class BytesOf>
   std::size_t task(const Accesses& accesses, double seconds, BytesOf bytes_of) {

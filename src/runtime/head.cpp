@@ -177,7 +177,7 @@ HeadState::Plan HeadState::schedule_pending() {
   // The graph since the last wait, for the scheduler: tasks in submission order, and the
   // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
   // kinds no constraint on execution).
-  WorkloadBuilder build(workers_, plan_.size());
+  WorkloadBuilder build(workers_, settings_.lanes, plan_.size());
   std::vector<std::size_t> worker_of;
   for (const Event& e : events_) {
     if (e.kind == Event::enter) build.entered(e.index);

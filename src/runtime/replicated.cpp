@@ -237,7 +237,7 @@ double ReplicatedState::estimate(const Deferred& task) const {
 void ReplicatedState::schedule_deferred() {
   // The graph since the last wait, as the head builds it: tasks in submission order, read-after-write edges
   // (enter and read are not tasks to place; they keep their place in the order).
-  WorkloadBuilder build(static_cast<std::size_t>(size_), plan_.size());
+  WorkloadBuilder build(static_cast<std::size_t>(size_), settings_.lanes, plan_.size());
   std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     const Deferred& d = deferred_[i];

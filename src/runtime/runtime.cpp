@@ -289,7 +289,7 @@ void Runtime::run_ranks(const std::function<void(Head&)>& program) {
     }
     lost = s.head->lost_worker();
   };
-  const detail::ControlSettings settings = s.settings.control_settings(s.endpoint.get(), read_kernel);
+  const detail::ControlSettings settings = s.settings.control_settings(s.endpoint.get(), read_kernel, s.modelled_cores);
   if (control() == Control::replicated) {
     auto state = std::make_unique<detail::ReplicatedState>(
         channel, worker, s.kernels, names,

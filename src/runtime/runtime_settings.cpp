@@ -64,9 +64,10 @@ RuntimeSettings RuntimeSettings::resolve(const Options& options) {
   return s;
 }
 
-ControlSettings RuntimeSettings::control_settings(dyn::Endpoint* endpoint, std::string read_kernel) const {
+ControlSettings RuntimeSettings::control_settings(dyn::Endpoint* endpoint, std::string read_kernel, int lanes) const {
   return {.scheduler = scheduler,
           .link = link,
+          .lanes = static_cast<std::size_t>(std::max(1, lanes)),
           .mapping = mapping,
           .timeout = worker_timeout,
           .heartbeat = heartbeat,

@@ -38,8 +38,9 @@ struct RuntimeSettings {
   // Every setting from `options` and the environment (an unknown HERALD_ variable is refused too).
   static RuntimeSettings resolve(const Options& options);
   // What both controls take of them; `endpoint` prices dynbcast's shapes, `read_kernel` is replicated
-  // control's.
-  ControlSettings control_settings(dyn::Endpoint* endpoint, std::string read_kernel) const;
+  // control's, `lanes` the kernels a worker runs at once (the threads asked for, which modelled kernels
+  // keep under SMPI).
+  ControlSettings control_settings(dyn::Endpoint* endpoint, std::string read_kernel, int lanes) const;
 };
 
 }  // namespace herald::runtime::detail

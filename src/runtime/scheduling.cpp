@@ -13,6 +13,7 @@ namespace detail {
 
 void check(const Workload& workload) {
   if (workload.workers == 0) throw Error(Errc::invalid_argument, "a workload needs at least one worker");
+  if (workload.lanes == 0) throw Error(Errc::invalid_argument, "a workload's workers need at least one lane");
   for (std::size_t t = 0; t < workload.tasks(); ++t) {
     const auto& row = workload.compute[t];
     if (row.size() != workload.workers)
@@ -71,7 +72,8 @@ std::vector<std::size_t> Timeline::tasks() const {
 }
 
 Placer::Placer(const Workload& workload, const Link& link)
-    : workload_(workload), link_(link), predecessors_(predecessors(workload)), timelines_(workload.workers) {
+    : workload_(workload), link_(link), predecessors_(predecessors(workload)),
+      timelines_(workload.workers * workload.lanes) {
   schedule_.tasks.assign(workload.tasks(), Slot{});
 }
 
@@ -82,18 +84,31 @@ Slot Placer::try_on(std::size_t task, std::size_t worker) const {
     ready = std::max(ready, from.finish + (from.worker == worker ? 0.0 : link_.seconds(in.bytes)));
   }
   const double length = workload_.compute[task][worker];
-  const double start = timelines_[worker].earliest_start(ready, length);
-  return {worker, start, start + length};
+  Slot best{worker, 0, 0, 0};
+  for (std::size_t lane = 0; lane < workload_.lanes; ++lane) {
+    const double start = timelines_[worker * workload_.lanes + lane].earliest_start(ready, length);
+    if (lane == 0 || start < best.start) best = {worker, start, start + length, lane};
+  }
+  return best;
 }
 
 void Placer::place(std::size_t task, const Slot& slot) {
   schedule_.tasks[task] = slot;
-  timelines_[slot.worker].occupy(slot.start, slot.finish, task);
+  timelines_[slot.worker * workload_.lanes + slot.lane].occupy(slot.start, slot.finish, task);
   schedule_.makespan = std::max(schedule_.makespan, slot.finish);
 }
 
 TaskSchedule Placer::finish() && {
-  for (const Timeline& t : timelines_) schedule_.order.push_back(t.tasks());
+  for (std::size_t w = 0; w < workload_.workers; ++w) {
+    std::vector<std::size_t> tasks;
+    for (std::size_t lane = 0; lane < workload_.lanes; ++lane) {
+      const std::vector<std::size_t> on_lane = timelines_[w * workload_.lanes + lane].tasks();
+      tasks.insert(tasks.end(), on_lane.begin(), on_lane.end());
+    }
+    std::stable_sort(tasks.begin(), tasks.end(),
+                     [&](std::size_t a, std::size_t b) { return schedule_.tasks[a].start < schedule_.tasks[b].start; });
+    schedule_.order.push_back(std::move(tasks));
+  }
   return std::move(schedule_);
 }
 

@@ -45,7 +45,7 @@ class Timeline {
 };
 
 // Places tasks in the order given (a topological one), each on its worker at the earliest start its
-// inputs and its worker's timeline allow.
+// inputs and its worker's lanes allow (on the first lane that allows it).
 class Placer {
  public:
   Placer(const Workload& workload, const Link& link);
@@ -58,7 +58,7 @@ class Placer {
   const Workload& workload_;
   Link link_;
   std::vector<std::vector<Incoming>> predecessors_;
-  std::vector<Timeline> timelines_;
+  std::vector<Timeline> timelines_;  // per worker, its lanes: worker * lanes + lane
   TaskSchedule schedule_;
 };
 

@@ -279,7 +279,7 @@ TEST(DataPlan, RandomBatchesFindEveryBroadcast) {
 }
 
 TEST(WorkloadBuilder, EdgesRunFromTheBatchsWriterToItsReadersAndAnEnterCutsThem) {
-  WorkloadBuilder build(2, 3);
+  WorkloadBuilder build(2, 1, 3);
   const std::vector<Access> write0{{0, Mode::out}}, read0{{0, Mode::in}}, update01{{0, Mode::inout}, {1, Mode::in}};
   const auto bytes = [](std::uint32_t h) { return std::size_t{100} * (h + 1); };
   EXPECT_EQ(build.task(read0, 1.0, bytes), 0u);   // reads what an earlier batch made: no edge

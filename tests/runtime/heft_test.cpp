@@ -81,8 +81,8 @@ TEST(Heft, PaperExampleSchedule) {
   for (std::size_t t = 0; t < 10; ++t) EXPECT_DOUBLE_EQ(s.tasks[t].start, starts[t]) << "n" << t + 1;
 }
 
-// A schedule is valid: every task's inputs have arrived before it starts, and no worker runs two tasks
-// at once.
+// A schedule is valid: every task's inputs have arrived before it starts, and no lane of a worker runs two
+// tasks at once.
 void expect_valid(const Workload& w, const Link& link, const TaskSchedule& s) {
   ASSERT_EQ(s.tasks.size(), w.tasks());
   for (const Edge& e : w.edges) {
@@ -99,11 +99,14 @@ void expect_valid(const Workload& w, const Link& link, const TaskSchedule& s) {
   for (std::size_t worker = 0; worker < s.order.size(); ++worker) {
     const auto& tasks = s.order[worker];
     listed += tasks.size();
+    std::vector<double> lane_free(w.lanes, 0.0);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-      EXPECT_EQ(s.tasks[tasks[i]].worker, worker);
-      if (i > 0) {
-        EXPECT_LE(s.tasks[tasks[i - 1]].finish, s.tasks[tasks[i]].start + 1e-9);
-      }
+      const Slot& slot = s.tasks[tasks[i]];
+      EXPECT_EQ(slot.worker, worker);
+      ASSERT_LT(slot.lane, w.lanes);
+      if (i > 0) EXPECT_LE(s.tasks[tasks[i - 1]].start, slot.start);  // by start time
+      EXPECT_LE(lane_free[slot.lane], slot.start + 1e-9);
+      lane_free[slot.lane] = slot.finish;
     }
   }
   EXPECT_EQ(listed, w.tasks());
@@ -272,6 +275,43 @@ TEST(Heft, InsertionFillsAnIdleGap) {
   EXPECT_EQ(s.order[1], (std::vector<std::size_t>{2, 1}));
   const TaskSchedule one = heft(w, {});
   EXPECT_DOUBLE_EQ(one.makespan, 3.0);
+}
+
+TEST(Heft, AWorkerRunsAsManyTasksAtOnceAsItHasLanes) {
+  // Four independent tasks of 1 s, every one mapped to worker 0 of two lanes: two at 0, two at 1.
+  Workload w;
+  w.workers = 2;
+  w.lanes = 2;
+  w.compute.assign(4, {1.0, 1.0});
+  const TaskSchedule m = mapped(w, {}, std::vector<std::size_t>(4, 0));
+  expect_valid(w, {}, m);
+  const double starts[] = {0, 0, 1, 1};
+  for (std::size_t t = 0; t < 4; ++t) EXPECT_DOUBLE_EQ(m.tasks[t].start, starts[t]) << t;
+  EXPECT_DOUBLE_EQ(m.makespan, 2.0);
+  // HEFT on two workers of two lanes runs all four at once.
+  EXPECT_DOUBLE_EQ(heft(w, {}).makespan, 1.0);
+  // Random graphs on one to three lanes: every schedule valid, and no worker runs more tasks at once than
+  // it has lanes.
+  std::mt19937 rng(11);
+  for (int i = 0; i < 60; ++i) {
+    Workload g = random_workload(rng, 5 + static_cast<std::size_t>(i % 4), 2, true);
+    g.lanes = 1 + static_cast<std::size_t>(i % 3);
+    std::vector<std::size_t> worker_of(g.tasks());
+    for (std::size_t t = 0; t < worker_of.size(); ++t) worker_of[t] = rng() % 2;
+    const Link link{.alpha = 0.5, .beta = 0.3};
+    for (const TaskSchedule& s : {heft(g, link), mapped(g, link, worker_of)}) {
+      expect_valid(g, link, s);
+      for (const Slot& a : s.tasks) {
+        std::size_t running = 0;  // tasks of a's worker running at a's start
+        for (const Slot& b : s.tasks)
+          if (b.worker == a.worker && b.start <= a.start && a.start < b.finish) ++running;
+        EXPECT_LE(running, g.lanes) << "graph " << i;
+      }
+    }
+  }
+  Workload none = w;
+  none.lanes = 0;
+  EXPECT_THROW(heft(none, {}), Error);
 }
 
 TEST(Mapping, PlacesAsToldAndTimesInOrder) {

@@ -28,6 +28,9 @@ struct Edge {
 
 struct Workload {
   std::size_t workers = 1;
+  // Tasks a worker runs at once (its kernel threads, Options::threads): each worker's time is that many
+  // lanes, a task on one of them.
+  std::size_t lanes = 1;
   // compute[task][worker]: seconds the task runs on that worker. Tasks are numbered in a topological order
   // (every edge goes from a lower to a higher number), as the program submitted them.
   std::vector<std::vector<double>> compute;
@@ -47,11 +50,12 @@ struct Slot {
   std::size_t worker = 0;
   double start = 0;
   double finish = 0;
+  std::size_t lane = 0;  // of the worker's Workload::lanes
 };
 
 struct TaskSchedule {
   std::vector<Slot> tasks;                         // per task
-  std::vector<std::vector<std::size_t>> order;     // per worker: its tasks by start time
+  std::vector<std::vector<std::size_t>> order;     // per worker: its tasks by start time (all its lanes')
   double makespan = 0;
 };
 
@@ -75,7 +79,8 @@ std::vector<double> upward_ranks(const Workload& workload, const Link& link);
 std::vector<int> critical_path_priorities(const Workload& workload, const Link& link);
 
 // HEFT: tasks by decreasing upward rank, each on the worker where it would finish first, with insertion
-// into idle gaps. Ties go to the lower task or worker number, so the result is deterministic.
+// into idle gaps (on the lane where it would start first). Ties go to the lower task, worker or lane
+// number, so the result is deterministic.
 TaskSchedule heft(const Workload& workload, const Link& link);
 
 // Task i on worker i mod workers, timed in task order.
