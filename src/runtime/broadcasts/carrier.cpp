@@ -114,12 +114,23 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
     if (rank && b.root != *rank && std::find(b.recipients.begin(), b.recipients.end(), *rank) == b.recipients.end())
       continue;
     b.sync = settings.sync;  // head control only (replicated control refuses it): the head says go
-    // One line a broadcast: the head's, or under replicated control its root's (every rank finds it).
-    if (settings.log && (!rank || b.root == *rank))
-      std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s\n",
+    // One line a broadcast: the head's, or under replicated control its root's (every rank finds it); with
+    // the runtime's own tree, how many recipients the root serves itself and how deep the tree is.
+    if (settings.log && (!rank || b.root == *rank)) {
+      std::string tree;
+      if (!b.parents.empty()) {
+        std::vector<int> depth(b.parents.size(), 1);
+        for (std::size_t i = 0; i < b.parents.size(); ++i)
+          if (b.parents[i] >= 0) depth[i] = depth[static_cast<std::size_t>(b.parents[i])] + 1;
+        tree = ", " + to_string(settings.trees) + " tree: " +
+               std::to_string(std::count(b.parents.begin(), b.parents.end(), -1)) + " from the root, depth " +
+               std::to_string(*std::max_element(depth.begin(), depth.end()));
+      }
+      std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s%s\n",
                    static_cast<unsigned long long>(b.id),
                    plan.datum(b.key.handle).name.c_str(), b.key.version, static_cast<unsigned long long>(b.bytes),
-                   b.root, b.recipients.size(), to_string(b.strategy).c_str(), b.sync ? ", synchronised" : "");
+                   b.root, b.recipients.size(), to_string(b.strategy).c_str(), tree.c_str(), b.sync ? ", synchronised" : "");
+    }
     out.push_back(std::move(b));
   }
   found.clear();
