@@ -4,6 +4,7 @@
 // bench/cholesky charge no CPU time for it, so this is where its cost shows.
 //
 //   herald-plan-bench [Google Benchmark options, e.g. --benchmark_repetitions=5]
+#include "benchmark_main.hpp"
 #include "link_plan.hpp"
 
 #include <benchmark/benchmark.h>
@@ -43,4 +44,4 @@ BENCHMARK(planned_tree)->Arg(4)->Arg(16)->Arg(64)->Arg(100)->Unit(benchmark::kMi
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return herald::bench::benchmark_main(argc, argv); }

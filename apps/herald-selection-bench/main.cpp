@@ -7,6 +7,8 @@
 #include <herald/algorithms.hpp>
 #include <herald/selector.hpp>
 
+#include "benchmark_main.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -48,12 +50,4 @@ BENCHMARK(choose_on_nodes)
     ->ArgNames({"P", "bytes"})
     ->Unit(benchmark::kMicrosecond);
 
-// BENCHMARK_MAIN, except that a refused command line exits 2, as every herald program's does (Google
-// Benchmark's own main exits 1); --help is Google Benchmark's and exits 0.
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return herald::bench::benchmark_main(argc, argv); }
