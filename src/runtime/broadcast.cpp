@@ -11,7 +11,11 @@
 namespace herald::runtime {
 
 namespace {
-constexpr std::array<std::pair<BroadcastStrategy, const char*>, 6> names{{
+
+template <class E, std::size_t N>
+using Names = std::array<std::pair<E, const char*>, N>;
+
+constexpr Names<BroadcastStrategy, 6> strategy_names{{
     {BroadcastStrategy::nobcast, "nobcast"},
     {BroadcastStrategy::p2p, "p2p"},
     {BroadcastStrategy::mpibcast, "mpibcast"},
@@ -19,44 +23,43 @@ constexpr std::array<std::pair<BroadcastStrategy, const char*>, 6> names{{
     {BroadcastStrategy::dynbcast, "dynbcast"},
     {BroadcastStrategy::automatic, "auto"},
 }};
-}  // namespace
 
-std::string to_string(BroadcastStrategy s) {
-  for (const auto& [strategy, name] : names)
-    if (strategy == s) return name;
-  return "?";
-}
-
-BroadcastStrategy broadcast_strategy_from_string(std::string_view text, std::string_view what) {
-  std::vector<std::string_view> choices;
-  for (const auto& [strategy, name] : names) {
-    if (text == name) return strategy;
-    choices.emplace_back(name);
-  }
-  throw Error(Errc::invalid_argument, not_one_of(what, text, choices));
-}
-
-namespace {
-constexpr std::array<std::pair<BroadcastTrees, const char*>, 3> tree_names{{
+constexpr Names<BroadcastTrees, 3> tree_names{{
     {BroadcastTrees::dyn, "dyn"},
     {BroadcastTrees::spread, "spread"},
     {BroadcastTrees::planned, "planned"},
 }};
-}  // namespace
 
-std::string to_string(BroadcastTrees t) {
-  for (const auto& [trees, name] : tree_names)
-    if (trees == t) return name;
+template <class E, std::size_t N>
+std::string name_in(const Names<E, N>& names, E value) {
+  for (const auto& [v, name] : names)
+    if (v == value) return name;
   return "?";
 }
 
-BroadcastTrees broadcast_trees_from_string(std::string_view text, std::string_view what) {
+// The value named `text`; else throws herald::Error naming `what`, the text and the choices.
+template <class E, std::size_t N>
+E value_in(const Names<E, N>& names, std::string_view text, std::string_view what) {
   std::vector<std::string_view> choices;
-  for (const auto& [trees, name] : tree_names) {
-    if (text == name) return trees;
+  for (const auto& [v, name] : names) {
+    if (text == name) return v;
     choices.emplace_back(name);
   }
   throw Error(Errc::invalid_argument, not_one_of(what, text, choices));
+}
+
+}  // namespace
+
+std::string to_string(BroadcastStrategy s) { return name_in(strategy_names, s); }
+
+BroadcastStrategy broadcast_strategy_from_string(std::string_view text, std::string_view what) {
+  return value_in(strategy_names, text, what);
+}
+
+std::string to_string(BroadcastTrees t) { return name_in(tree_names, t); }
+
+BroadcastTrees broadcast_trees_from_string(std::string_view text, std::string_view what) {
+  return value_in(tree_names, text, what);
 }
 
 namespace detail {
