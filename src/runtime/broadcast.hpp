@@ -6,7 +6,12 @@
 #include "protocol/messages.hpp"
 
 #include <herald/runtime/broadcast.hpp>
+#include <herald/runtime/scheduling.hpp>
 
+#include <cstdint>
+#include <map>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace herald::runtime::detail {
@@ -50,5 +55,21 @@ struct FoundBroadcast {
 // The order of broadcast `id` of `bytes` bytes: its recipients most urgent first, among equals the first
 // to need it.
 BroadcastOrder order_of(const FoundBroadcast& found, std::uint64_t id, std::uint64_t bytes);
+
+// A copy of a version made in the batch, as the schedule planned it (TaskSchedule::copies), in ranks.
+struct PlannedCopy {
+  int source;
+  int rank;
+};
+// By (the number of the task that made the version, its handle): the copies in the order planned.
+using PlannedCopies = std::map<std::pair<std::uint64_t, std::uint32_t>, std::vector<PlannedCopy>>;
+// The schedule's copies, given each row's task number and each worker's rank.
+template <class RankOf>
+PlannedCopies planned_copies(const TaskSchedule& schedule, std::span<const std::uint64_t> task_of_row, RankOf rank_of) {
+  PlannedCopies out;
+  for (const Copy& c : schedule.copies)
+    out[{task_of_row[c.from], static_cast<std::uint32_t>(c.datum)}].push_back({rank_of(c.source), rank_of(c.worker)});
+  return out;
+}
 
 }  // namespace herald::runtime::detail

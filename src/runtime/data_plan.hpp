@@ -121,7 +121,7 @@ class WorkloadBuilder {
     const std::size_t row = workload_.compute.size();
     workload_.compute.emplace_back(workload_.workers, seconds);
     for (const auto& a : accesses) {
-      if (reads(a.mode) && writer_[a.handle]) workload_.edges.push_back({*writer_[a.handle], row, bytes_of(a.handle)});
+      if (reads(a.mode) && writer_[a.handle]) workload_.edges.push_back({*writer_[a.handle], row, bytes_of(a.handle), a.handle});
       if (writes(a.mode)) writer_[a.handle] = row;
     }
     return row;

@@ -179,15 +179,21 @@ HeadState::Plan HeadState::schedule_pending() {
   // kinds no constraint on execution).
   WorkloadBuilder build(workers_, settings_.lanes, plan_.size());
   std::vector<std::size_t> worker_of;
+  std::vector<std::uint64_t> task_of_row;
+  std::size_t largest = 0;
   for (const Event& e : events_) {
     if (e.kind == Event::enter) build.entered(e.index);
     if (e.kind != Event::task) continue;
     const Pending& p = pending_[e.index];
-    build.task(p.accesses, estimate(p), [&](std::uint32_t h) { return graph_.bytes(h); });
+    build.task(p.accesses, estimate(p), [&](std::uint32_t h) {
+      largest = std::max(largest, graph_.bytes(h));
+      return graph_.bytes(h);
+    });
     worker_of.push_back(static_cast<std::size_t>(std::max(p.options.worker.value_or(0), 0)));
+    task_of_row.push_back(p.id);
   }
   const Workload workload = build.take();
-  const TaskSchedule made = schedule(settings_.scheduler, workload, settings_.link, worker_of);
+  const TaskSchedule made = schedule(settings_.scheduler, workload, schedule_link(settings_, workers_, largest), worker_of);
   stats_.makespan_predicted = made.makespan;
   Plan plan;
   plan.order.resize(pending_.size());
@@ -197,6 +203,7 @@ HeadState::Plan HeadState::schedule_pending() {
   for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
   plan.urgency = critical_path_priorities(workload, settings_.link);
   plan.slots = made.tasks;
+  plan.copies = planned_copies(made, task_of_row, [&](std::size_t w) { return rank_of_worker(w); });
   return plan;
 }
 
@@ -237,7 +244,7 @@ void HeadState::plan_data(const Plan& plan, Batch& batch) {
   }
   plan_.end_batch();
   batch_ = nullptr;
-  batch.broadcasts = order_broadcasts(batch.found, broadcasts_, stats_, plan_, settings_, std::nullopt);
+  batch.broadcasts = order_broadcasts(batch.found, broadcasts_, stats_, plan_, settings_, std::nullopt, plan.copies);
   for (const BroadcastOrder& b : batch.broadcasts)
     for (std::int32_t r : b.recipients) batch.received.emplace_back(r, b.key.packed());
   std::sort(batch.received.begin(), batch.received.end());

@@ -131,6 +131,7 @@ class HeadState final : public Coordinator {
     std::vector<int> rank;           // per pending_ index, the rank that runs it
     std::vector<int> urgency;        // per pending_ index, its critical-path priority: its reads travel with it
     std::vector<Slot> slots;         // per pending_ index, when the schedule runs it
+    PlannedCopies copies;            // the schedule's copies of the versions the batch makes
   };
   struct Batch {
     std::vector<msg::TasksWriter> writers;  // per rank

@@ -239,14 +239,21 @@ void ReplicatedState::schedule_deferred() {
   // (enter and read are not tasks to place; they keep their place in the order).
   WorkloadBuilder build(static_cast<std::size_t>(size_), settings_.lanes, plan_.size());
   std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
+  std::vector<std::uint64_t> task_of_row;
+  std::size_t largest = 0;
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     const Deferred& d = deferred_[i];
     if (d.kind == Deferred::enter) build.entered(d.accesses[0].handle);
     if (d.kind != Deferred::task) continue;
-    task_of[i] = build.task(d.accesses, estimate(d), [&](std::uint32_t h) { return plan_.datum(h).bytes; });
+    task_of[i] = build.task(d.accesses, estimate(d), [&](std::uint32_t h) {
+      largest = std::max(largest, plan_.datum(h).bytes);
+      return plan_.datum(h).bytes;
+    });
+    task_of_row.push_back(d.id);
   }
   const Workload workload = build.take();
-  const TaskSchedule plan = schedule(Scheduler::heft, workload, settings_.link);
+  const TaskSchedule plan = schedule(Scheduler::heft, workload, schedule_link(settings_, static_cast<std::size_t>(size_), largest));
+  planned_ = planned_copies(plan, task_of_row, [](std::size_t w) { return static_cast<int>(w); });
   const std::vector<int> urgency = critical_path_priorities(workload, settings_.link);
   stats_.makespan_predicted = plan.makespan;
   // Versions follow submission order whatever the schedule; this rank's tasks then start in planned order.
@@ -370,7 +377,7 @@ void ReplicatedState::wait() {
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     // Every rank found the same broadcasts and numbers them alike; each keeps those it takes part in.
-    std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_, stats_, plan_, settings_, rank_);
+    std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_, stats_, plan_, settings_, rank_, planned_);
     // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
     // a task needs it.
     received_.clear();  // packed keys, sorted: a reused vector, where a set would allocate per wait()

@@ -122,6 +122,7 @@ class ReplicatedState final : public Coordinator {
   std::vector<double> starts_;          // their planned starts (heft), to order them
   std::vector<std::pair<Key, std::uint32_t>> budgets_;
   std::vector<FoundBroadcast> found_;
+  PlannedCopies planned_;  // the last schedule's copies (order_broadcasts' planned trees)
   std::vector<std::pair<Key, int>> pushes_;  // small versions this rank makes, and a rank to send each to
   std::vector<Key> pushed_here_;             // small versions made elsewhere that are sent here unasked
   std::vector<std::uint64_t> received_;      // wait(): the versions that come here unasked, packed, sorted

@@ -34,7 +34,7 @@ void check(const Workload& workload) {
 
 std::vector<std::vector<Incoming>> predecessors(const Workload& workload) {
   std::vector<std::vector<Incoming>> in(workload.tasks());
-  for (const Edge& e : workload.edges) in[e.to].push_back({e.from, e.bytes});
+  for (const Edge& e : workload.edges) in[e.to].push_back({e.from, e.bytes, e.datum});
   return in;
 }
 
@@ -71,18 +71,58 @@ std::vector<std::size_t> Timeline::tasks() const {
   return out;
 }
 
+double LinkTimelines::start(std::size_t from, std::size_t to, double ready, double length) const {
+  // Each round moves past a busy spell of one link or the other, so it ends within their gaps' count.
+  for (double at = ready;;) {
+    const double out = out_[from].earliest_start(at, length);
+    const double in = in_[to].earliest_start(out, length);
+    if (in == out) return in;
+    at = in;
+  }
+}
+
+void LinkTimelines::occupy(std::size_t from, std::size_t to, double start, double finish) {
+  out_[from].occupy(start, finish, to);
+  in_[to].occupy(start, finish, from);
+}
+
 Placer::Placer(const Workload& workload, const Link& link)
     : workload_(workload), link_(link), predecessors_(predecessors(workload)),
-      timelines_(workload.workers * workload.lanes) {
+      timelines_(workload.workers * workload.lanes), links_(workload.workers) {
   schedule_.tasks.assign(workload.tasks(), Slot{});
 }
 
-Slot Placer::try_on(std::size_t task, std::size_t worker) const {
+Placer::Arrival Placer::arrival(const Incoming& in, std::size_t worker) const {
+  const Slot& from = schedule_.tasks[in.from];
+  if (from.worker == worker) return {from.finish, std::nullopt};
+  if (!link_.queued || in.bytes == 0) return {from.finish + link_.seconds(in.bytes), std::nullopt};
+  const double length = link_.seconds(in.bytes);
+  std::span<const Holder> copied;
+  if (const auto it = holders_.find(output_key(in.from, in.datum)); it != holders_.end()) copied = it->second;
+  for (const Holder& h : copied)
+    if (h.worker == worker) return {h.arrived, std::nullopt};
+  // The producer, then (forwarded) the workers copied to, in the order planned: the first whose copy ends
+  // earliest.
+  Copy best{.from = in.from, .datum = in.datum, .source = from.worker, .worker = worker};
+  best.start = links_.start(from.worker, worker, from.finish, length);
+  best.finish = best.start + length;
+  if (link_.forwarded)
+    for (const Holder& h : copied) {
+      const double start = links_.start(h.worker, worker, h.first, length);
+      const double finish = std::max(start + length, h.last);
+      if (finish < best.finish) best = {.from = in.from, .datum = in.datum, .source = h.worker, .worker = worker, .start = start, .finish = finish};
+    }
+  return {best.finish, best};
+}
+
+double Placer::ready(std::size_t task, std::size_t worker) const {
   double ready = 0;
-  for (const Incoming& in : predecessors_[task]) {
-    const Slot& from = schedule_.tasks[in.from];
-    ready = std::max(ready, from.finish + (from.worker == worker ? 0.0 : link_.seconds(in.bytes)));
-  }
+  for (const Incoming& in : predecessors_[task]) ready = std::max(ready, arrival(in, worker).at);
+  return ready;
+}
+
+Slot Placer::try_on(std::size_t task, std::size_t worker) const {
+  const double ready = this->ready(task, worker);
   const double length = workload_.compute[task][worker];
   Slot best{worker, 0, 0, 0};
   for (std::size_t lane = 0; lane < workload_.lanes; ++lane) {
@@ -93,9 +133,26 @@ Slot Placer::try_on(std::size_t task, std::size_t worker) const {
 }
 
 void Placer::place(std::size_t task, const Slot& slot) {
-  schedule_.tasks[task] = slot;
-  timelines_[slot.worker * workload_.lanes + slot.lane].occupy(slot.start, slot.finish, task);
-  schedule_.makespan = std::max(schedule_.makespan, slot.finish);
+  double ready = 0;
+  for (const Incoming& in : predecessors_[task]) {
+    const Arrival a = arrival(in, slot.worker);
+    ready = std::max(ready, a.at);
+    if (!a.copy) continue;
+    const Copy& c = *a.copy;
+    links_.occupy(c.source, c.worker, c.start, c.start + link_.seconds(in.bytes));
+    // Store and forward sends once the copy is in; pipelined, one piece after it starts and ends.
+    const double lag = link_.piece == 0 ? 0.0 : link_.seconds(std::min(link_.piece, in.bytes));
+    holders_[output_key(c.from, c.datum)].push_back(
+        link_.piece == 0 ? Holder{c.worker, c.finish, c.finish, 0.0} : Holder{c.worker, c.finish, c.start + lag, c.finish + lag});
+    schedule_.copies.push_back(c);
+  }
+  const double length = workload_.compute[task][slot.worker];
+  Slot placed = slot;
+  placed.start = timelines_[slot.worker * workload_.lanes + slot.lane].earliest_start(ready, length);
+  placed.finish = placed.start + length;
+  schedule_.tasks[task] = placed;
+  timelines_[placed.worker * workload_.lanes + placed.lane].occupy(placed.start, placed.finish, task);
+  schedule_.makespan = std::max(schedule_.makespan, placed.finish);
 }
 
 TaskSchedule Placer::finish() && {

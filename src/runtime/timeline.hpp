@@ -5,6 +5,10 @@
 #include <herald/runtime/scheduling.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -17,6 +21,7 @@ void check(const Workload& workload);
 struct Incoming {
   std::size_t from;
   std::size_t bytes;
+  std::size_t datum;
 };
 // predecessors[task]: the edges into it.
 std::vector<std::vector<Incoming>> predecessors(const Workload& workload);
@@ -44,21 +49,62 @@ class Timeline {
   std::vector<std::pair<double, std::size_t>> starts_;  // (start, task), in the order placed
 };
 
+// Each worker's outgoing and incoming link as a timeline (Link::queued): a transfer takes the earliest
+// time both are idle for its whole length.
+class LinkTimelines {
+ public:
+  explicit LinkTimelines(std::size_t workers) : out_(workers), in_(workers) {}
+  double start(std::size_t from, std::size_t to, double ready, double length) const;
+  void occupy(std::size_t from, std::size_t to, double start, double finish);
+
+ private:
+  std::vector<Timeline> out_;
+  std::vector<Timeline> in_;
+};
+
 // Places tasks in the order given (a topological one), each on its worker at the earliest start its
-// inputs and its worker's lanes allow (on the first lane that allows it).
+// inputs and its worker's lanes allow (on the first lane that allows it). With Link::queued, each input a
+// task lacks on its worker is copied there once, on the links (LinkTimelines), from the holder whose copy
+// ends first (its producer first among equals; only the producer unless Link::forwarded). A copy holds
+// both links for its length from its start; a forwarded one may arrive later than that, when its source's
+// own copy ends late (its last piece).
 class Placer {
  public:
   Placer(const Workload& workload, const Link& link);
-  // When `task` could start on `worker`, and finish, given the tasks placed so far.
+  // When `task` could start on `worker`, and finish, given the tasks and copies placed so far. Under
+  // Link::queued each input is priced on its own: two inputs arriving at once may share the incoming link
+  // once placed, so place() can start the task later than this says.
   Slot try_on(std::size_t task, std::size_t worker) const;
+  // Places `task` on the slot's worker and lane, at the earliest start its inputs' copies, now planned on
+  // the links, allow.
   void place(std::size_t task, const Slot& slot);
   TaskSchedule finish() &&;
 
  private:
+  // A worker an output was copied to: its copy ends at `arrived`; it may send from `first` on, and no copy
+  // from it ends before `last`.
+  struct Holder {
+    std::size_t worker;
+    double arrived;
+    double first;
+    double last;
+  };
+  struct Arrival {
+    double at = 0;
+    std::optional<Copy> copy;  // the copy to plan, where the worker lacks the output
+  };
+  Arrival arrival(const Incoming& in, std::size_t worker) const;
+  double ready(std::size_t task, std::size_t worker) const;
+  static std::uint64_t output_key(std::size_t task, std::size_t datum) {
+    return (static_cast<std::uint64_t>(task) << 32) ^ static_cast<std::uint64_t>(datum);
+  }
+
   const Workload& workload_;
   Link link_;
   std::vector<std::vector<Incoming>> predecessors_;
   std::vector<Timeline> timelines_;  // per worker, its lanes: worker * lanes + lane
+  LinkTimelines links_;
+  std::unordered_map<std::uint64_t, std::vector<Holder>> holders_;  // per output copied: its holders but the producer
   TaskSchedule schedule_;
 };
 

@@ -19,11 +19,13 @@
 
 namespace herald::runtime {
 
-// A dependency: `to` needs what `from` produced, `bytes` of it (0: only an order).
+// A dependency: `to` needs what `from` produced, `bytes` of it (0: only an order). `datum` names which of
+// `from`'s outputs (the runtime's handle): one worker receives each output once, whichever tasks read it.
 struct Edge {
   std::size_t from = 0;
   std::size_t to = 0;
   std::size_t bytes = 0;
+  std::size_t datum = 0;
 };
 
 struct Workload {
@@ -39,10 +41,21 @@ struct Workload {
   std::size_t tasks() const noexcept { return compute.size(); }
 };
 
-// alpha-beta cost of moving bytes between two different workers.
+// alpha-beta cost of moving bytes between two different workers, and how transfers share the network.
 struct Link {
   double alpha = 1.0e-6;  // seconds per message
   double beta = 1.0e-10;  // seconds per byte
+  // false: any number of transfers at once, each at full speed (HEFT's paper). true: each worker's outgoing
+  // and incoming link carries one transfer at a time; a transfer starts once its data is there and both
+  // its sender's outgoing and its receiver's incoming link are free (in an idle gap or after their last
+  // transfer), and holds both for its length.
+  bool queued = false;
+  // With `queued`: a copy may come from any worker that holds the output by then, its producer or one it
+  // was copied to (a broadcast's tree), not only from its producer. A forwarder passes the output on in
+  // pieces of `piece` bytes (0: whole) as they land: it may start one piece after its own copy starts, and
+  // ends no sooner than one piece after its own copy ends (the rule of docs/runtime.md, "Who forwards").
+  bool forwarded = false;
+  std::size_t piece = 0;
   double seconds(std::size_t bytes) const noexcept { return alpha + beta * static_cast<double>(bytes); }
 };
 
@@ -53,10 +66,21 @@ struct Slot {
   std::size_t lane = 0;  // of the worker's Workload::lanes
 };
 
+// One output of a task copied to a worker, as planned (Link::queued).
+struct Copy {
+  std::size_t from = 0;    // the task that produced it
+  std::size_t datum = 0;   // Edge::datum
+  std::size_t source = 0;  // the worker it comes from: the producer's, or one it was copied to before
+  std::size_t worker = 0;  // the worker it goes to
+  double start = 0;
+  double finish = 0;
+};
+
 struct TaskSchedule {
   std::vector<Slot> tasks;                         // per task
   std::vector<std::vector<std::size_t>> order;     // per worker: its tasks by start time (all its lanes')
   double makespan = 0;
+  std::vector<Copy> copies;                        // with Link::queued: every copy, in the order planned
 };
 
 // heft: HEFT on the cost model; round_robin: the i-th task of a wait() on worker i mod workers; mapped: the

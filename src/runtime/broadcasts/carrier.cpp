@@ -50,10 +50,38 @@ std::optional<std::uint64_t> holder_sends(const BroadcastOrder& b, dyn::Endpoint
   }
 }
 
-// The batch's dynamic broadcasts' trees planned on the links (link_plan.hpp), in the order their versions
-// are ready in the plan (among equals, by id): each order's recipients become the order served, with their
-// parents.
-void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast> found, const ControlSettings& settings) {
+// The tree the schedule planned for `b`: its recipients in the order the schedule copies to them, each
+// below the root or a recipient served before; nothing where the copies miss a recipient or come from a
+// rank outside the broadcast.
+bool tree_from_schedule(BroadcastOrder& b, const FoundBroadcast& f, const PlannedCopies& copies) {
+  const auto it = copies.find({f.made_by, f.key.handle});
+  if (it == copies.end()) return false;
+  std::vector<int> served;
+  std::vector<int> parents;
+  for (const PlannedCopy& c : it->second) {
+    if (std::find(f.recipients.begin(), f.recipients.end(), c.rank) == f.recipients.end()) continue;
+    if (std::find(served.begin(), served.end(), c.rank) != served.end()) continue;
+    const auto parent = std::find(served.begin(), served.end(), c.source);
+    if (c.source != f.root && parent == served.end()) return false;
+    parents.push_back(c.source == f.root ? -1 : static_cast<int>(parent - served.begin()));
+    served.push_back(c.rank);
+  }
+  if (served.size() != f.recipients.size()) return false;
+  b.recipients.clear();
+  b.priorities.clear();
+  for (int r : served) {
+    b.recipients.push_back(r);
+    b.priorities.push_back(f.priorities[static_cast<std::size_t>(std::find(f.recipients.begin(), f.recipients.end(), r) - f.recipients.begin())]);
+  }
+  b.parents = std::move(parents);
+  return true;
+}
+
+// The batch's dynamic broadcasts' trees: the schedule's (tree_from_schedule), else planned on the links
+// (link_plan.hpp), in the order their versions are ready in the plan (among equals, by id): each order's
+// recipients become the order served, with their parents.
+void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast> found, const ControlSettings& settings,
+                const PlannedCopies& copies) {
   std::vector<std::size_t> by_ready;
   for (std::size_t i = 0; i < orders.size(); ++i)
     if (orders[i].strategy == BroadcastStrategy::dynbcast) by_ready.push_back(i);
@@ -63,6 +91,7 @@ void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast
   for (std::size_t i : by_ready) {
     BroadcastOrder& b = orders[i];
     const FoundBroadcast& f = found[i];
+    if (tree_from_schedule(b, f, copies)) continue;
     needs.clear();
     for (std::size_t r = 0; r < f.recipients.size(); ++r)
       needs.push_back({.rank = f.recipients[r], .need = f.needs[r], .priority = f.priorities[r]});
@@ -85,9 +114,24 @@ void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast
 
 }  // namespace
 
+Link schedule_link(const ControlSettings& settings, std::size_t workers, std::size_t largest) {
+  Link link = settings.link;
+  link.queued = true;
+  const bool dynamic = settings.broadcast == BroadcastStrategy::dynbcast || settings.broadcast == BroadcastStrategy::automatic;
+  if (dynamic && workers > 2) {
+    link.forwarded = true;
+    link.piece = largest;
+    if (settings.endpoint && largest > 0)
+      if (const std::size_t segment = settings.endpoint->shape(static_cast<int>(workers) - 1, largest).segment; segment > 0)
+        link.piece = std::min(largest, segment);
+  }
+  return link;
+}
+
 std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, BroadcastNumbering& numbering,
                                              Statistics& stats, const DataPlan& plan,
-                                             const ControlSettings& settings, std::optional<int> rank) {
+                                             const ControlSettings& settings, std::optional<int> rank,
+                                             const PlannedCopies& copies) {
   std::stable_sort(found.begin(), found.end(),
                    [](const FoundBroadcast& a, const FoundBroadcast& b) { return a.made_by < b.made_by; });
   // Every process resolves every broadcast, its own or not: the ledger and the link plan must see them all.
@@ -103,7 +147,7 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
     if (b.strategy == BroadcastStrategy::dynbcast && settings.trees == BroadcastTrees::spread)
       b.parents = numbering.ledger.tree(b.root, b.recipients, b.bytes);
   }
-  if (settings.trees == BroadcastTrees::planned) plan_trees(all, found, settings);
+  if (settings.trees == BroadcastTrees::planned) plan_trees(all, found, settings, copies);
   std::vector<BroadcastOrder> out;
   for (BroadcastOrder& b : all) {
     ++stats.broadcasts;

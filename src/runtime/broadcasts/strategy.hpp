@@ -75,6 +75,11 @@ class PendingRoots {
   std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
 };
 
+// The link a batch's schedule plans on (Link::queued): the settings' cost model with each worker's links
+// as queues and, where the dynamic broadcast may carry broadcasts, copies forwarded by their holders in
+// the pieces dyn would cut the batch's largest datum into for every other worker. `largest`: its bytes.
+Link schedule_link(const ControlSettings& settings, std::size_t workers, std::size_t largest);
+
 // The broadcasts a batch's data plan found, numbered from `made` + 1 in the order their versions were made,
 // their recipients most urgent first, each counted in the run's statistics (every control counts every
 // broadcast once). Those this process takes part in (`rank`; every one for the head, which orders them)
@@ -83,10 +88,13 @@ class PendingRoots {
 // it without the dynamic broadcast's machinery), synchronised under the head where `settings.sync` asks.
 // `settings.log` prints one line each. A dynamic broadcast's tree is dyn's, or comes from the ledger of
 // what every rank has sent (forwarding.hpp), or is planned on the batch's link queues (link_plan.hpp), as
-// `settings.trees` asks; a planned tree's recipients come in the order it serves them.
+// `settings.trees` asks; a planned tree's recipients come in the order it serves them. A planned tree is
+// the schedule's own copies (`copies`) where they reach every recipient from the root or a recipient;
+// else (a version made before the batch) it is planned on the batch's link queues (link_plan.hpp).
 std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found, BroadcastNumbering& numbering,
                                              Statistics& stats, const DataPlan& plan,
-                                             const ControlSettings& settings, std::optional<int> rank);
+                                             const ControlSettings& settings, std::optional<int> rank,
+                                             const PlannedCopies& copies = {});
 
 // The statistics both controls derive the same way from their counts: what moved point to point (every
 // delivery less the broadcasts'), the broadcasts the plan did not run and why, and whether the strategy
