@@ -61,6 +61,11 @@ Parsed parse_options(int argc, char** argv, int processes) {
                  "a negative value does not, to see the error)");
   app.add_option("--kernel-times", o.kernel_times,
                  "SimGrid SMPI: kernel times measured with --calibrate, injected instead of running the kernels");
+  app.add_option("--perturb", o.perturb,
+                 "SimGrid SMPI, with --kernel-times: each task's modelled kernel runs its time times a factor "
+                 "drawn in [1 - F, 1 + F] for that task from --seed, while the runtime plans on the times given "
+                 "(0 to 0.9; default 0)")
+      ->check(CLI::Range(0.0, 0.9));
   app.add_option("--calibrate", o.calibrate,
                  "measure each kernel at the tile size and precision, write them as JSON to this file, exit");
 
@@ -108,6 +113,8 @@ Parsed parse_options(int argc, char** argv, int processes) {
                   (o.solver == Solver::herald && processes > 1 ? ", one of them herald's head" : "") + ")");
     o.grid = g;
   }
+  if (o.perturb > 0 && !o.kernel_times)
+    return fail("--perturb moves the modelled kernel times of a simulated run: it needs --kernel-times");
   if (o.solver == Solver::scalapack && o.strategy)
     return fail("--strategy is the task runtime's; ScaLAPACK has none");
   return parsed;

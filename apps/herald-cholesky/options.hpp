@@ -32,6 +32,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::optional<double> diagonal;  // added to the generated matrix's diagonal; unset: N
   std::optional<std::string> kernel_times;  // SimGrid SMPI: the kernels' measured times (JSON from --calibrate)
+  double perturb = 0;  // SimGrid SMPI: each task runs its kernel's time times a factor in [1 - perturb, 1 + perturb]
   std::optional<std::string> calibrate;     // measure every kernel at this tile size, write the JSON here, and exit
 };
 

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -36,12 +38,24 @@ int priority(std::int64_t tiles, std::int64_t k, std::int64_t distance) {
   return static_cast<int>(3 * (tiles - k) - distance);
 }
 
+// A task's factor in [1 - spread, 1 + spread]: the same for that task (its kernel and tiles) on every run
+// with this seed, whichever rank runs it.
+double perturbation(std::uint64_t seed, Kernel kernel, const Step& s, double spread) {
+  if (spread == 0) return 1;
+  std::seed_seq seq{seed, static_cast<std::uint64_t>(kernel), static_cast<std::uint64_t>(s.m),
+                    static_cast<std::uint64_t>(s.n), static_cast<std::uint64_t>(s.k)};
+  std::mt19937_64 draw(seq);
+  return std::uniform_real_distribution<double>(1 - spread, 1 + spread)(draw);
+}
+
 template <class T>
-void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generator& gen, const KernelTimes& times) {
+void register_kernels(rt::Runtime& runtime, const Layout& layout, const Generator& gen, const KernelTimes& times,
+                      const Options& o) {
   const double scalar = sizeof(T);
   auto side = [scalar](std::size_t bytes) { return static_cast<std::int64_t>(std::llround(std::sqrt(bytes / scalar))); };
-  auto timed = [&times](rt::TaskContext& t, Kernel kernel, const Step& s) {
-    t.occupy(times.time(kernel, s.rows, s.cols, s.inner));
+  // The kernel runs its perturbed time; the cost functions below give the runtime the times as measured.
+  auto timed = [&times, seed = o.seed, spread = o.perturb](rt::TaskContext& t, Kernel kernel, const Step& s) {
+    t.occupy(times.time(kernel, s.rows, s.cols, s.inner) * perturbation(seed, kernel, s, spread));
   };
 
   runtime.kernel(
@@ -116,7 +130,7 @@ Result run(const Options& o, const KernelTimes& times, MPI_Comm comm) {
   ro.control = o.replicated ? rt::Control::replicated : rt::Control::head;
   if (o.strategy) ro.broadcast = rt::broadcast_strategy_from_string(*o.strategy);
   rt::Runtime runtime(comm, ro);
-  register_kernels<T>(runtime, layout, gen, times);
+  register_kernels<T>(runtime, layout, gen, times, o);
   const Grid grid = o.grid.value_or(squarest_grid(computing_processes(Solver::herald, runtime.size(), o.replicated)));
 
   Result result;

@@ -5,8 +5,8 @@
 #
 #   bench/cholesky/run-smpi.sh [--nodes 16,64,100] [--sizes 8192,16384]
 #       [--bandwidths 10Gbps,100Gbps] [--latency 1us] [--strategies nobcast,dynbcast,p2p,mpibcast]
-#       [--tile 512] [--cores 16] [--kernel-times FILE] [--timeout 3600] [--control head|replicated]
-#       [--out DIR] [--build DIR]
+#       [--tile 512] [--cores 16] [--kernel-times FILE] [--perturb F] [--timeout 3600]
+#       [--control head|replicated] [--out DIR] [--build DIR]
 #
 # --control replicated runs the runtime without a head (docs/runtime.md): one process per node and no more,
 # every one of them computing.
@@ -24,7 +24,9 @@
 # (TaskContext::occupy): a node of that many cores with a thread for communication, as StarPU runs. The
 # data is not computed, so every replica maps one shared block (HERALD_SMPI_SHARED_REPLICAS=1) and
 # matrices far larger than this machine's memory fit; the residual is not checked here (the real runs and
-# the tests check it). Every host has its own full-duplex link of --bandwidths and --latency into a
+# the tests check it). --perturb F runs each task's kernel for its time times a factor drawn for that task
+# in [1 - F, 1 + F] (herald-cholesky --perturb, the same factors in every run), while the runtime still
+# plans on the times measured: how a plan holds up when the run does not follow it. Every host has its own full-duplex link of --bandwidths and --latency into a
 # non-blocking switch (bench/smpi/common.sh). Each run is its own smpirun, --timeout seconds at most.
 #
 # Writes into <out> (default bench/cholesky/results): cholesky-smpi.csv (every run), cholesky-smpi.md (the
@@ -40,10 +42,10 @@ source "$repo/bench/smpi/common.sh"
 die() { smpi_die "$@"; }
 
 nodes=16,64,100 sizes=8192,16384 bandwidths=10Gbps,100Gbps latency=1us
-strategies=nobcast,dynbcast,p2p,mpibcast tile=512 cores=16 kernel_times="" timeout=3600
+strategies=nobcast,dynbcast,p2p,mpibcast tile=512 cores=16 kernel_times="" perturb=0 timeout=3600
 out=$repo/bench/cholesky/results build=$repo/build-smpi control=head
 source "$repo/bench/options.sh"
-parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times timeout control out build" "$@"
+parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times perturb timeout control out build" "$@"
 [[ $control == head || $control == replicated ]] || die "--control takes head or replicated, not '$control'"
 export HERALD_RUNTIME_CONTROL=$control
 counts_list "$nodes" --nodes
@@ -51,6 +53,7 @@ counts_list "$sizes" --sizes
 [[ $tile =~ ^[1-9][0-9]*$ ]] || die "--tile must be a positive size, not '$tile'"
 [[ $cores =~ ^[1-9][0-9]*$ ]] || die "--cores must be a positive count, not '$cores'"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds"
+[[ $perturb =~ ^0(\.[0-9]+)?$ ]] || die "--perturb takes a fraction from 0 to 0.9, not '$perturb'"
 
 smpi_require
 mkdir -p "$out/runs"
@@ -100,7 +103,7 @@ for p in ${nodes//,/ }; do
         env "${smpi_model[@]}" "${trees[@]}" HERALD_SMPI_SHARED_REPLICAS=1 timeout --kill-after=10 "$timeout" smpirun -np "$ranks" \
           -platform "$work/platform.xml" -hostfile "$work/hosts" "${smpi_options[@]}" --cfg=smpi/host-speed:1Gf \
           "$bin" -n "$n" --tile "$tile" --kernel-times "$kernel_times" --threads "$cores" --mapping cyclic \
-          --strategy "${strategy%%/*}" --csv >"$out/runs/$name.txt" 2>"$out/runs/$name.log" || status=$?
+          --perturb "$perturb" --strategy "${strategy%%/*}" --csv >"$out/runs/$name.txt" 2>"$out/runs/$name.log" || status=$?
         row=$(tail -1 "$out/runs/$name.txt")
         case $status in
           ok) [[ $row == herald,* ]] || status=failed ;;
@@ -123,7 +126,9 @@ for p in ${nodes//,/ }; do
   done
 done
 
+perturbed=""
+[[ $perturb =~ ^0(\.0*)?$ ]] || perturbed=" each task's kernel time moved by a factor in [1 - $perturb, 1 + $perturb] (--perturb), the plan on the times measured;"
 "$(smpi_python)" "$repo/bench/cholesky/smpi_report.py" "$csv" "$out" "$kernel_times" \
-  "SimGrid $(smpi_version); every node on its own full-duplex link of the bandwidth shown and $latency into a non-blocking switch; $cores modelled cores per node; tile $tile; $(date -u '+%Y-%m-%d')"
+  "SimGrid $(smpi_version);$perturbed every node on its own full-duplex link of the bandwidth shown and $latency into a non-blocking switch; $cores modelled cores per node; tile $tile; $(date -u '+%Y-%m-%d')"
 echo "wrote $csv, $out/cholesky-smpi.md and .png, $out/runs/"
 exit "$failed"
