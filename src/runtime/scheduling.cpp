@@ -47,6 +47,17 @@ double Timeline::earliest_start(double ready, double length) const {
   return std::max(ready, end_);
 }
 
+double Timeline::clear_from(double start, double finish) const {
+  if (start >= end_) return start;
+  // The gap holding `start`, if any: the first that ends after it.
+  auto gap = std::lower_bound(gaps_.begin(), gaps_.end(), start, [](const Gap& g, double s) { return g.finish <= s; });
+  if (gap != gaps_.end() && gap->start <= start) {
+    if (finish <= gap->finish) return start;
+    ++gap;  // the busy interval after this gap is the first overlapped
+  }
+  return gap == gaps_.end() ? end_ : gap->start;
+}
+
 void Timeline::occupy(double start, double finish, std::size_t task) {
   starts_.emplace_back(start, task);
   if (start >= end_) {
@@ -71,13 +82,13 @@ std::vector<std::size_t> Timeline::tasks() const {
   return out;
 }
 
-double LinkTimelines::start(std::size_t from, std::size_t to, double ready, double length) const {
-  // Each round moves past a busy spell of one link or the other, so it ends within their gaps' count.
+double LinkTimelines::start(std::size_t from, std::size_t to, double ready, double length, double until) const {
+  // Each round moves past a busy interval of one link or the other, so it ends within their count.
   for (double at = ready;;) {
-    const double out = out_[from].earliest_start(at, length);
-    const double in = in_[to].earliest_start(out, length);
-    if (in == out) return in;
-    at = in;
+    const double finish = std::max(at + length, until);
+    const double next = std::max(out_[from].clear_from(at, finish), in_[to].clear_from(at, finish));
+    if (next == at) return at;
+    at = next;
   }
 }
 
@@ -108,7 +119,7 @@ Placer::Arrival Placer::arrival(const Incoming& in, std::size_t worker) const {
   best.finish = best.start + length;
   if (link_.forwarded)
     for (const Holder& h : copied) {
-      const double start = links_.start(h.worker, worker, h.first, length);
+      const double start = links_.start(h.worker, worker, h.first, length, h.last);
       const double finish = std::max(start + length, h.last);
       if (finish < best.finish) best = {.from = in.from, .datum = in.datum, .source = h.worker, .worker = worker, .start = start, .finish = finish};
     }
@@ -139,7 +150,7 @@ void Placer::place(std::size_t task, const Slot& slot) {
     ready = std::max(ready, a.at);
     if (!a.copy) continue;
     const Copy& c = *a.copy;
-    links_.occupy(c.source, c.worker, c.start, c.start + link_.seconds(in.bytes));
+    links_.occupy(c.source, c.worker, c.start, c.finish);
     // Store and forward sends once the copy is in; pipelined, one piece after it starts and ends.
     const double lag = link_.piece == 0 ? 0.0 : link_.seconds(std::min(link_.piece, in.bytes));
     holders_[output_key(c.from, c.datum)].push_back(

@@ -34,7 +34,9 @@ class Timeline {
   // The earliest start at or after `ready` of a run of `length` seconds: in the first idle gap that holds
   // it, else after the last busy interval.
   double earliest_start(double ready, double length) const;
-  // Takes [start, finish) (a result of earliest_start) for `task`.
+  // `start` if [start, finish) is idle, else the end of the first busy interval it overlaps.
+  double clear_from(double start, double finish) const;
+  // Takes [start, finish) (idle: a result of earliest_start, or where clear_from says so) for `task`.
   void occupy(double start, double finish, std::size_t task);
   // The tasks by start time.
   std::vector<std::size_t> tasks() const;
@@ -54,7 +56,9 @@ class Timeline {
 class LinkTimelines {
  public:
   explicit LinkTimelines(std::size_t workers) : out_(workers), in_(workers) {}
-  double start(std::size_t from, std::size_t to, double ready, double length) const;
+  // The earliest start at or after `ready` from which both links are idle for `length`, and until `until`
+  // at least (a forwarder's copy holds them until its source's last piece is through).
+  double start(std::size_t from, std::size_t to, double ready, double length, double until = 0) const;
   void occupy(std::size_t from, std::size_t to, double start, double finish);
 
  private:
@@ -66,8 +70,8 @@ class LinkTimelines {
 // inputs and its worker's lanes allow (on the first lane that allows it). With Link::queued, each input a
 // task lacks on its worker is copied there once, on the links (LinkTimelines), from the holder whose copy
 // ends first (its producer first among equals; only the producer unless Link::forwarded). A copy holds
-// both links for its length from its start; a forwarded one may arrive later than that, when its source's
-// own copy ends late (its last piece).
+// both links from its start until it ends: its length, or for a forwarded one, until its source's own
+// copy's last piece is through if that is later.
 class Placer {
  public:
   Placer(const Workload& workload, const Link& link);

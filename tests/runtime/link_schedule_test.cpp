@@ -15,28 +15,23 @@ namespace {
 
 bool overlap(double a0, double a1, double b0, double b1) { return a0 < b1 && b0 < a1; }
 
-// A copy holds its source's outgoing and its worker's incoming link for its length from its start.
-double held_until(const Copy& c, const Workload& w, const Link& link) {
-  for (const Edge& e : w.edges)
-    if (e.from == c.from && e.datum == c.datum) return c.start + link.seconds(e.bytes);
-  ADD_FAILURE() << "a copy of an output no edge reads";
-  return c.start;
-}
+// A copy holds its source's outgoing and its worker's incoming link from its start until it ends.
+double held_until(const Copy& c) { return c.finish; }
 
-// The earliest start at or after `ready` of a copy of `length` from `from` to `to`, by the rule: the first
-// moment, of `ready` and the ends of the copies planned before it on either link, from which neither link
-// carries another copy for `length`.
-double rule_start(const std::vector<Copy>& before, const Workload& w, const Link& link, std::size_t from,
-                  std::size_t to, double ready, double length) {
+// The earliest start at or after `ready` of a copy from `from` to `to`, by the rule: the first moment, of
+// `ready` and the ends of the copies planned before it on either link, from which neither link carries
+// another copy for `length`, nor before `until` (a forwarder's source's last piece).
+double rule_start(const std::vector<Copy>& before, std::size_t from, std::size_t to, double ready, double length,
+                  double until = 0) {
   std::vector<double> candidates{ready};
   for (const Copy& c : before)
-    if (c.source == from || c.worker == to) candidates.push_back(held_until(c, w, link));
+    if (c.source == from || c.worker == to) candidates.push_back(held_until(c));
   std::sort(candidates.begin(), candidates.end());
   for (double t : candidates) {
     if (t < ready) continue;
     bool free = true;
     for (const Copy& c : before)
-      if ((c.source == from || c.worker == to) && overlap(t, t + length, c.start, held_until(c, w, link))) free = false;
+      if ((c.source == from || c.worker == to) && overlap(t, std::max(t + length, until), c.start, held_until(c))) free = false;
     if (free) return t;
   }
   ADD_FAILURE() << "no start";
@@ -59,7 +54,7 @@ void expect_follows_the_rule(const Workload& w, const Link& link, const TaskSche
     const Slot& producer = s.tasks[c.from];
     ASSERT_NE(c.worker, producer.worker) << "copy " << i;
     std::size_t source = producer.worker;
-    double start = rule_start(before, w, link, producer.worker, c.worker, producer.finish, length);
+    double start = rule_start(before, producer.worker, c.worker, producer.finish, length);
     double finish = start + length;
     if (link.forwarded)
       for (const Copy& h : before) {
@@ -67,7 +62,7 @@ void expect_follows_the_rule(const Workload& w, const Link& link, const TaskSche
         ASSERT_NE(h.worker, c.worker) << "output copied twice to one worker, copy " << i;
         const double first = link.piece == 0 ? h.finish : h.start + lag;
         const double last = link.piece == 0 ? 0.0 : h.finish + lag;
-        const double t = rule_start(before, w, link, h.worker, c.worker, first, length);
+        const double t = rule_start(before, h.worker, c.worker, first, length, last);
         if (std::max(t + length, last) < finish) {
           source = h.worker;
           start = t;
@@ -226,13 +221,13 @@ TEST(QueuedLinks, HeftSchedulesOnQueuedLinksAreValid) {
       const Link link{.alpha = 0.5, .beta = 1, .queued = true, .forwarded = mode > 0, .piece = mode == 2 ? 1u : 0u};
       const TaskSchedule s = heft(w, link);
       expect_follows_the_rule(w, link, s);
-      // Every copy's link time overlaps no other's on either of its links.
+      // No two copies overlap on a link.
       for (std::size_t a = 0; a < s.copies.size(); ++a)
         for (std::size_t b = a + 1; b < s.copies.size(); ++b) {
           const Copy& x = s.copies[a];
           const Copy& y = s.copies[b];
           if (x.source == y.source || x.worker == y.worker) {
-            EXPECT_FALSE(overlap(x.start, held_until(x, w, link), y.start, held_until(y, w, link))) << "graph " << graph;
+            EXPECT_FALSE(overlap(x.start, held_until(x), y.start, held_until(y))) << "graph " << graph;
           }
         }
       if (::testing::Test::HasFailure()) return;

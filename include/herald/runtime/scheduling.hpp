@@ -47,8 +47,8 @@ struct Link {
   double beta = 1.0e-10;  // seconds per byte
   // false: any number of transfers at once, each at full speed (HEFT's paper). true: each worker's outgoing
   // and incoming link carries one transfer at a time; a transfer starts once its data is there and both
-  // its sender's outgoing and its receiver's incoming link are free (in an idle gap or after their last
-  // transfer), and holds both for its length.
+  // its sender's outgoing and its receiver's incoming link are free until it ends (in an idle gap or after
+  // their last transfer), and holds both until then.
   bool queued = false;
   // With `queued`: a copy may come from any worker that holds the output by then, its producer or one it
   // was copied to (a broadcast's tree), not only from its producer. A forwarder passes the output on in
