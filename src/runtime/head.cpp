@@ -203,7 +203,8 @@ HeadState::Plan HeadState::schedule_pending() {
   for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
   plan.urgency = critical_path_priorities(workload, settings_.link);
   plan.slots = made.tasks;
-  plan.copies = planned_copies(made, task_of_row, [&](std::size_t w) { return rank_of_worker(w); });
+  if (settings_.trees == BroadcastTrees::planned)
+    plan.copies = planned_copies(made, task_of_row, [&](std::size_t w) { return rank_of_worker(w); });
   return plan;
 }
 

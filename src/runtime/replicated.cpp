@@ -253,7 +253,8 @@ void ReplicatedState::schedule_deferred() {
   }
   const Workload workload = build.take();
   const TaskSchedule plan = schedule(Scheduler::heft, workload, schedule_link(settings_, static_cast<std::size_t>(size_), largest));
-  planned_ = planned_copies(plan, task_of_row, [](std::size_t w) { return static_cast<int>(w); });
+  if (settings_.trees == BroadcastTrees::planned)
+    planned_ = planned_copies(plan, task_of_row, [](std::size_t w) { return static_cast<int>(w); });
   const std::vector<int> urgency = critical_path_priorities(workload, settings_.link);
   stats_.makespan_predicted = plan.makespan;
   // Versions follow submission order whatever the schedule; this rank's tasks then start in planned order.
@@ -378,6 +379,7 @@ void ReplicatedState::wait() {
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     // Every rank found the same broadcasts and numbers them alike; each keeps those it takes part in.
     std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_, stats_, plan_, settings_, rank_, planned_);
+    planned_.clear();
     // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
     // a task needs it.
     received_.clear();  // packed keys, sorted: a reused vector, where a set would allocate per wait()
