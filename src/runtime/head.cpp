@@ -180,20 +180,16 @@ HeadState::Plan HeadState::schedule_pending() {
   WorkloadBuilder build(workers_, settings_.lanes, plan_.size());
   std::vector<std::size_t> worker_of;
   std::vector<std::uint64_t> task_of_row;
-  std::size_t largest = 0;
   for (const Event& e : events_) {
     if (e.kind == Event::enter) build.entered(e.index);
     if (e.kind != Event::task) continue;
     const Pending& p = pending_[e.index];
-    build.task(p.accesses, estimate(p), [&](std::uint32_t h) {
-      largest = std::max(largest, graph_.bytes(h));
-      return graph_.bytes(h);
-    });
+    build.task(p.accesses, estimate(p), [&](std::uint32_t h) { return graph_.bytes(h); });
     worker_of.push_back(static_cast<std::size_t>(std::max(p.options.worker.value_or(0), 0)));
     task_of_row.push_back(p.id);
   }
   const Workload workload = build.take();
-  const TaskSchedule made = schedule(settings_.scheduler, workload, schedule_link(settings_, workers_, largest), worker_of);
+  const TaskSchedule made = schedule(settings_.scheduler, workload, schedule_link(settings_, workload), worker_of);
   stats_.makespan_predicted = made.makespan;
   Plan plan;
   plan.order.resize(pending_.size());

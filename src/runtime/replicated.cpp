@@ -240,19 +240,15 @@ void ReplicatedState::schedule_deferred() {
   WorkloadBuilder build(static_cast<std::size_t>(size_), settings_.lanes, plan_.size());
   std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
   std::vector<std::uint64_t> task_of_row;
-  std::size_t largest = 0;
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     const Deferred& d = deferred_[i];
     if (d.kind == Deferred::enter) build.entered(d.accesses[0].handle);
     if (d.kind != Deferred::task) continue;
-    task_of[i] = build.task(d.accesses, estimate(d), [&](std::uint32_t h) {
-      largest = std::max(largest, plan_.datum(h).bytes);
-      return plan_.datum(h).bytes;
-    });
+    task_of[i] = build.task(d.accesses, estimate(d), [&](std::uint32_t h) { return plan_.datum(h).bytes; });
     task_of_row.push_back(d.id);
   }
   const Workload workload = build.take();
-  const TaskSchedule plan = schedule(Scheduler::heft, workload, schedule_link(settings_, static_cast<std::size_t>(size_), largest));
+  const TaskSchedule plan = schedule(Scheduler::heft, workload, schedule_link(settings_, workload));
   if (settings_.trees == BroadcastTrees::planned)
     planned_ = planned_copies(plan, task_of_row, [](std::size_t w) { return static_cast<int>(w); });
   const std::vector<int> urgency = critical_path_priorities(workload, settings_.link);

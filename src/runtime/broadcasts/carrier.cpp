@@ -114,7 +114,10 @@ void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast
 
 }  // namespace
 
-Link schedule_link(const ControlSettings& settings, std::size_t workers, std::size_t largest) {
+Link schedule_link(const ControlSettings& settings, const Workload& workload) {
+  const std::size_t workers = workload.workers;
+  std::size_t largest = 0;
+  for (const Edge& e : workload.edges) largest = std::max(largest, e.bytes);
   Link link = settings.link;
   link.queued = true;
   const bool dynamic = settings.broadcast == BroadcastStrategy::dynbcast || settings.broadcast == BroadcastStrategy::automatic;

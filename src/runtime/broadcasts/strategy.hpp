@@ -75,10 +75,10 @@ class PendingRoots {
   std::unordered_map<Key, std::vector<BroadcastOrder>, KeyHash> waiting_;
 };
 
-// The link a batch's schedule plans on (Link::queued): the settings' cost model with each worker's links
-// as queues and, where the dynamic broadcast may carry broadcasts, copies forwarded by their holders in
-// the pieces dyn would cut the batch's largest datum into for every other worker. `largest`: its bytes.
-Link schedule_link(const ControlSettings& settings, std::size_t workers, std::size_t largest);
+// The link a batch's schedule (`workload`) plans on (Link::queued): the settings' cost model with each
+// worker's links as queues and, where the dynamic broadcast may carry broadcasts, copies forwarded by their
+// holders in the pieces dyn would cut the largest datum an edge carries into for every other worker.
+Link schedule_link(const ControlSettings& settings, const Workload& workload);
 
 // The broadcasts a batch's data plan found, numbered from `made` + 1 in the order their versions were made,
 // their recipients most urgent first, each counted in the run's statistics (every control counts every
