@@ -19,10 +19,6 @@ class Endpoint;
 
 namespace herald::runtime::detail {
 
-// A task without a cost model or measured history is priced at this, so that HEFT spreads independent
-// tasks before anything has been measured.
-inline constexpr double unknown_task_seconds = 1.0e-5;
-
 // A use as both controls record it, on handle `handle` (the use's own, or one past the last to refuse a
 // foreign one): a commute use carries the count of updates it closes in Use::bytes (lowering.cpp).
 inline Access access_of(const Use& u, std::uint32_t handle) {

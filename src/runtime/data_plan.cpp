@@ -100,4 +100,21 @@ WorkloadBuilder::WorkloadBuilder(std::size_t workers, std::size_t lanes, std::si
   workload_.lanes = lanes;
 }
 
+TaskAccess place_access(DataPlan& plan, const Access& a, int rank, std::uint64_t task, int urgency, double start,
+                        double finish) {
+  if (a.mode == Mode::commute) return commute_access(plan, a.handle, a.closes);
+  TaskAccess t;
+  t.mode = a.mode;
+  t.bytes = plan.datum(a.handle).bytes;
+  t.read.handle = a.handle;
+  if (reads(a.mode)) {
+    const DataPlan::Read r = plan.read(a.handle, rank, urgency, start);
+    t.read = r.key;
+    t.source = r.held ? rank : r.origin;
+    t.in_place = a.mode == Mode::inout && r.first;
+  }
+  if (writes(a.mode)) t.written = plan.write(a.handle, rank, task, finish).version;
+  return t;
+}
+
 }  // namespace herald::runtime::detail

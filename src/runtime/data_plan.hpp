@@ -142,4 +142,11 @@ inline TaskAccess commute_access(const DataPlan& plan, std::uint32_t handle, std
           .mode = Mode::commute};
 }
 
+// One access of task `task` on `rank` placed on the plan, at the times the batch's schedule gives the task
+// (0: placed before the batch is scheduled): the version it reads and where that comes from (`rank`
+// itself where it holds it, else the origin), the version it writes. An inout is `in_place` where it is
+// its version's first read of the batch, so that nothing placed before it reads that version.
+TaskAccess place_access(DataPlan& plan, const Access& a, int rank, std::uint64_t task, int urgency, double start = 0,
+                        double finish = 0);
+
 }  // namespace herald::runtime::detail

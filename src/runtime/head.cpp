@@ -1,7 +1,9 @@
 #include "head.hpp"
+#include "batch_schedule.hpp"
 #include "idle.hpp"
 #include "mapping.hpp"
 #include "protocol/post.hpp"
+#include "task_trace.hpp"
 
 #include <herald/tracing.hpp>
 
@@ -111,18 +113,11 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   auto resolved = graph_.add_task(id, accesses, dependences_, [&] { return task_name(id, kernel); });
   ++next_id_;
   if (trace::Recorder* recorder = trace::recorder()) {
-    // The submission, and what the trace's critical path follows: whose outputs it reads, what it writes.
-    const double now = recorder->now();
-    const auto task = static_cast<std::int64_t>(id);
-    recorder->record({.begin = now, .end = now, .a = task, .name = recorder->string(kernel), .kind = trace::Kind::submit});
+    const TaskTrace trace(recorder, id, kernel);
     for (std::size_t i = known_dependences; i < dependences_.size(); ++i)
-      if (dependences_[i].kind == DependenceKind::read_after_write)
-        recorder->record({.begin = now, .end = now, .a = task, .b = static_cast<std::int64_t>(dependences_[i].from),
-                          .kind = trace::Kind::producer});
+      if (dependences_[i].kind == DependenceKind::read_after_write) trace.reads(dependences_[i].from);
     for (const Resolved& r : resolved)
-      if (writes(r.mode))
-        recorder->record({.begin = now, .end = now, .a = task,
-                          .e = static_cast<std::int64_t>(Key{r.handle, r.written}.packed()), .kind = trace::Kind::version});
+      if (writes(r.mode)) trace.writes({r.handle, r.written});
   }
   for (const Resolved& r : resolved) {
     if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
@@ -134,19 +129,6 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   events_.push_back({Event::task, static_cast<std::uint32_t>(pending_.size())});
   pending_.push_back({id, kernel_id, std::move(resolved), std::move(arguments), options});
   return id;
-}
-
-double HeadState::estimate(const Pending& task) const {
-  std::vector<std::size_t> sizes;
-  std::size_t total = 0;
-  for (const Resolved& r : task.accesses) total += graph_.bytes(r.handle);
-  if (const KernelCost* cost = kernels_.cost(task.kernel)) {
-    for (const Resolved& r : task.accesses) sizes.push_back(graph_.bytes(r.handle));
-    return std::max(0.0, (*cost)(sizes));
-  }
-  if (const auto it = history_.find({task.kernel, total}); it != history_.end())
-    return it->second.first / static_cast<double>(it->second.second);
-  return unknown_task_seconds;
 }
 
 // A wait() hands what was submitted since the last one to the workers, in five steps: schedule it, plan its
@@ -177,19 +159,18 @@ HeadState::Plan HeadState::schedule_pending() {
   // The graph since the last wait, for the scheduler: tasks in submission order, and the
   // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
   // kinds no constraint on execution).
-  WorkloadBuilder build(workers_, settings_.lanes, plan_.size());
-  std::vector<std::size_t> worker_of;
-  std::vector<std::uint64_t> task_of_row;
+  BatchSchedule batch(workers_, settings_.lanes, plan_.size());
+  const auto bytes_of = [&](std::uint32_t h) { return graph_.bytes(h); };
   for (const Event& e : events_) {
-    if (e.kind == Event::enter) build.entered(e.index);
+    if (e.kind == Event::enter) batch.entered(e.index);
     if (e.kind != Event::task) continue;
     const Pending& p = pending_[e.index];
-    build.task(p.accesses, estimate(p), [&](std::uint32_t h) { return graph_.bytes(h); });
-    worker_of.push_back(static_cast<std::size_t>(std::max(p.options.worker.value_or(0), 0)));
-    task_of_row.push_back(p.id);
+    batch.task(p.id, p.accesses, estimates_.seconds(p.kernel, p.accesses, bytes_of), bytes_of,
+               static_cast<std::size_t>(std::max(p.options.worker.value_or(0), 0)));
   }
-  const Workload workload = build.take();
-  const TaskSchedule made = schedule(settings_.scheduler, workload, schedule_link(settings_, workload), worker_of);
+  auto [made, urgency, copies] =
+      batch.schedule(settings_.scheduler, [&](const Workload& w) { return schedule_link(settings_, w); }, settings_.link,
+                     settings_.trees == BroadcastTrees::planned, [&](std::size_t w) { return rank_of_worker(w); });
   stats_.makespan_predicted = made.makespan;
   Plan plan;
   plan.order.resize(pending_.size());
@@ -197,10 +178,9 @@ HeadState::Plan HeadState::schedule_pending() {
   std::stable_sort(plan.order.begin(), plan.order.end(),
                    [&](std::size_t a, std::size_t b) { return made.tasks[a].start < made.tasks[b].start; });
   for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
-  plan.urgency = critical_path_priorities(workload, settings_.link);
-  plan.slots = made.tasks;
-  if (settings_.trees == BroadcastTrees::planned)
-    plan.copies = planned_copies(made, task_of_row, [&](std::size_t w) { return rank_of_worker(w); });
+  plan.urgency = std::move(urgency);
+  plan.slots = std::move(made.tasks);
+  plan.copies = std::move(copies);
   return plan;
 }
 
@@ -219,22 +199,12 @@ void HeadState::plan_data(const Plan& plan, Batch& batch) {
       const Pending& task = pending_[e.index];
       const int rank = plan.rank[e.index];
       access_at_[e.index] = accesses_.size();
+      const Slot& slot = plan.slots[e.index];
       for (const Resolved& r : task.accesses) {
-        if (r.mode == Mode::commute) {
-          accesses_.push_back(commute_access(plan_, r.handle, r.written));
-          continue;
-        }
-        TaskAccess a;
-        a.mode = r.mode;
-        a.bytes = graph_.bytes(r.handle);
-        a.read.handle = r.handle;
-        if (reads(r.mode)) {
-          const DataPlan::Read read = plan_.read(r.handle, rank, plan.urgency[e.index], plan.slots[e.index].start);
-          a.read = read.key;
-          a.source = read.held ? rank : read.origin;
-          a.in_place = r.mode == Mode::inout && versions_.at(read.key).readers_left == 1;
-        }
-        if (writes(r.mode)) a.written = plan_.write(r.handle, rank, task.id, plan.slots[e.index].finish).version;
+        TaskAccess a = place_access(plan_, {r.handle, r.mode, r.written}, rank, task.id, plan.urgency[e.index],
+                                    slot.start, slot.finish);
+        // The head's read() takes no place in the plan: in place only where no read() waits for it either.
+        if (a.in_place) a.in_place = versions_.at(a.read).readers_left == 1;
         accesses_.push_back(a);
       }
     }
@@ -397,9 +367,7 @@ void HeadState::on_done(const dyn::Channel::Arrival& a) {
     running_.erase(it);
     --outstanding_[static_cast<std::size_t>(r.rank)];
     ++stats_.tasks;
-    auto& h = history_[{r.kernel, r.total_bytes}];
-    h.first += seconds;
-    h.second += 1;
+    estimates_.measured(r.kernel, r.total_bytes, seconds);
     for (const Key& k : r.writes) {
       versions_.at(k).produced = true;
       release_if_unneeded(k);

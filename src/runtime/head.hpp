@@ -5,6 +5,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "data_plan.hpp"
+#include "estimates.hpp"
 #include "forwarding.hpp"
 #include "free_lists.hpp"
 #include "graph.hpp"
@@ -123,7 +124,6 @@ class HeadState final : public Coordinator {
   void check_usable() const;
   bool owns(const Data& d) const noexcept { return d.owner_ == id_ && d.index_ < handles_.size(); }
   void check_handle(const Data& d, const char* what) const;
-  double estimate(const Pending& task) const;
   int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
   // dispatch() and its steps.
   struct Plan {
@@ -164,6 +164,7 @@ class HeadState final : public Coordinator {
   dyn::Channel& channel_;
   Worker& local_;
   KernelTable kernels_;
+  Estimates estimates_{kernels_};  // with the measured run times of finished tasks
   ControlSettings settings_;
   std::uint64_t id_;
   int size_;
@@ -194,8 +195,6 @@ class HeadState final : public Coordinator {
   std::optional<Error> failure_;
   bool broken_ = false;
   bool lost_ = false;
-  // Measured run times per kernel and total access bytes: (sum of seconds, count).
-  std::map<std::pair<std::uint32_t, std::size_t>, std::pair<double, std::size_t>> history_;
   Statistics stats_;
   BroadcastNumbering broadcasts_;
   // Synchronised broadcasts: recipients that have not reported the data yet, and who gets the go.

@@ -1,5 +1,6 @@
 #include "lowering.hpp"
 
+#include "estimates.hpp"
 #include "graph.hpp"
 #include "mapping.hpp"
 

@@ -1,6 +1,8 @@
 #include "replicated.hpp"
 
+#include "batch_schedule.hpp"
 #include "idle.hpp"
+#include "task_trace.hpp"
 #include "mapping.hpp"
 #include "protocol/post.hpp"
 
@@ -170,40 +172,12 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
     order->accesses.reserve(accesses.size());
     starts_.push_back(start);
   }
-  // The trace's record of a task is made where it runs: its submission, whose outputs it reads, what it
-  // writes (as the head records every task).
-  trace::Recorder* recorder = mine && kernel != read_kernel_ ? trace::recorder() : nullptr;
-  const double now = recorder ? recorder->now() : 0;
-  if (recorder)
-    recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
-                      .name = recorder->string(kernels_.name(kernel)), .kind = trace::Kind::submit});
+  // The trace's record of a task is made where it runs, as the head records every task.
+  const TaskTrace trace(mine && kernel != read_kernel_ ? trace::recorder() : nullptr, id, kernels_.name(kernel));
   for (const Access& a : accesses) {
-    if (a.mode == Mode::commute) {
-      if (mine) order->accesses.push_back(commute_access(plan_, a.handle, a.closes));
-      continue;
-    }
-    if (recorder && reads(a.mode))
-      recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
-                        .b = static_cast<std::int64_t>(plan_.datum(a.handle).made_by), .kind = trace::Kind::producer});
-    TaskAccess t;
-    t.mode = a.mode;
-    t.bytes = plan_.datum(a.handle).bytes;
-    t.read.handle = a.handle;
-    if (reads(a.mode)) {
-      const DataPlan::Read r = plan_.read(a.handle, rank, urgency, start);
-      t.read = r.key;
-      if (mine) {
-        t.source = r.held ? rank_ : r.origin;
-        t.in_place = a.mode == Mode::inout && r.first;
-      }
-    }
-    if (writes(a.mode)) {
-      const Key written = plan_.write(a.handle, rank, id, finish);
-      t.written = written.version;
-      if (recorder)
-        recorder->record({.begin = now, .end = now, .a = static_cast<std::int64_t>(id),
-                          .e = static_cast<std::int64_t>(written.packed()), .kind = trace::Kind::version});
-    }
+    if (reads(a.mode) && a.mode != Mode::commute) trace.reads(plan_.datum(a.handle).made_by);
+    const TaskAccess t = place_access(plan_, a, rank, id, urgency, start, finish);
+    if (writes(a.mode) && a.mode != Mode::commute) trace.writes({a.handle, t.written});
     if (mine) order->accesses.push_back(t);
   }
 }
@@ -225,33 +199,21 @@ void ReplicatedState::settled(const DataPlan::Settled& s) {
   if (s.superseded && r.holds(rank_)) budgets_.push_back({s.key, s.uses(rank_)});
 }
 
-double ReplicatedState::estimate(const Deferred& task) const {
-  if (const KernelCost* cost = kernels_.cost(task.kernel)) {
-    std::vector<std::size_t> sizes;
-    for (const Access& a : task.accesses) sizes.push_back(plan_.datum(a.handle).bytes);
-    return std::max(0.0, (*cost)(sizes));
-  }
-  return unknown_task_seconds;
-}
-
 void ReplicatedState::schedule_deferred() {
-  // The graph since the last wait, as the head builds it: tasks in submission order, read-after-write edges
-  // (enter and read are not tasks to place; they keep their place in the order).
-  WorkloadBuilder build(static_cast<std::size_t>(size_), settings_.lanes, plan_.size());
+  // The graph since the last wait, as the head builds it (enter and read are not tasks to place; they keep
+  // their place in the order).
+  BatchSchedule batch(static_cast<std::size_t>(size_), settings_.lanes, plan_.size());
   std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
-  std::vector<std::uint64_t> task_of_row;
+  const auto bytes_of = [&](std::uint32_t h) { return plan_.datum(h).bytes; };
   for (std::size_t i = 0; i < deferred_.size(); ++i) {
     const Deferred& d = deferred_[i];
-    if (d.kind == Deferred::enter) build.entered(d.accesses[0].handle);
-    if (d.kind != Deferred::task) continue;
-    task_of[i] = build.task(d.accesses, estimate(d), [&](std::uint32_t h) { return plan_.datum(h).bytes; });
-    task_of_row.push_back(d.id);
+    if (d.kind == Deferred::enter) batch.entered(d.accesses[0].handle);
+    if (d.kind == Deferred::task) task_of[i] = batch.task(d.id, d.accesses, estimates_.seconds(d.kernel, d.accesses, bytes_of), bytes_of);
   }
-  const Workload workload = build.take();
-  const TaskSchedule plan = schedule(Scheduler::heft, workload, schedule_link(settings_, workload));
-  if (settings_.trees == BroadcastTrees::planned)
-    planned_ = planned_copies(plan, task_of_row, [](std::size_t w) { return static_cast<int>(w); });
-  const std::vector<int> urgency = critical_path_priorities(workload, settings_.link);
+  auto [plan, urgency, copies] =
+      batch.schedule(Scheduler::heft, [&](const Workload& w) { return schedule_link(settings_, w); }, settings_.link,
+                     settings_.trees == BroadcastTrees::planned, [](std::size_t w) { return static_cast<int>(w); });
+  planned_ = std::move(copies);
   stats_.makespan_predicted = plan.makespan;
   // Versions follow submission order whatever the schedule; this rank's tasks then start in planned order.
   for (std::size_t i = 0; i < deferred_.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "broadcast.hpp"
 #include "coordinator.hpp"
 #include "data_plan.hpp"
+#include "estimates.hpp"
 #include "forwarding.hpp"
 #include "kernels.hpp"
 #include "agreement.hpp"
@@ -88,7 +89,6 @@ class ReplicatedState final : public Coordinator {
   // A version has had all its reads of this batch (superseded: and all it will have).
   void settled(const DataPlan::Settled& s);
   void schedule_deferred();
-  double estimate(const Deferred& task) const;
   // Runs the worker and the channel until `done`, telling the next rank it is alive and watching the one
   // before; throws worker_lost when that one has been silent past the timeout.
   template <class Done>
@@ -104,6 +104,7 @@ class ReplicatedState final : public Coordinator {
   Worker& local_;
   Agreement agreement_;
   KernelTable kernels_;
+  Estimates estimates_{kernels_};  // never measured here: see Estimates::measured
   ControlSettings settings_;
   std::uint64_t id_;
   int rank_;

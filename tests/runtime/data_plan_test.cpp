@@ -1,7 +1,9 @@
 // The data plan of both controls, without MPI: where each read finds its version, the broadcasts and the
 // holders' uses it settles, on hand-made batches, on every small history of events over three ranks and
 // two batches (the incremental case replicated control lives on: versions superseded mid-batch), and on
-// random batches checked against the rules stated directly.
+// random batches checked against the rules stated directly; one access placed as both controls place it
+// (place_access), and a batch's schedule as both build it (BatchSchedule).
+#include "batch_schedule.hpp"
 #include "data_plan.hpp"
 #include "histories.hpp"
 
@@ -295,6 +297,73 @@ TEST(WorkloadBuilder, EdgesRunFromTheBatchsWriterToItsReadersAndAnEnterCutsThem)
   EXPECT_EQ(w.edges[0].from, 1u);
   EXPECT_EQ(w.edges[0].to, 2u);
   EXPECT_EQ(w.edges[0].bytes, 100u);
+}
+
+TEST(PlaceAccess, AReadComesFromWhereItIsHeldAndOnlyTheFirstInoutTakesItInPlace) {
+  Recorder t;
+  const auto h = t.plan.add(64, "a", 0);
+  t.plan.write(h, 0, 0);
+  // Rank 2 lacks it: from the origin. Rank 0 holds it.
+  const TaskAccess away = place_access(t.plan, {h, Mode::in}, 2, 1, 0);
+  EXPECT_EQ(away.read, (Key{h, 1}));
+  EXPECT_EQ(away.source, 0);
+  EXPECT_EQ(away.bytes, 64u);
+  EXPECT_FALSE(away.in_place);
+  EXPECT_EQ(place_access(t.plan, {h, Mode::in}, 0, 2, 0).source, 0);
+  // An inout after those reads may not overwrite what they read; its own write is version 2, made on
+  // rank 2, whose next inout is the version's first read, so in place.
+  const TaskAccess update = place_access(t.plan, {h, Mode::inout}, 2, 3, 0, 1.0, 2.0);
+  EXPECT_FALSE(update.in_place);
+  EXPECT_EQ(update.source, 2);  // rank 2 has it coming from its first read
+  EXPECT_EQ(update.written, 2u);
+  const TaskAccess next = place_access(t.plan, {h, Mode::inout}, 2, 4, 0);
+  EXPECT_TRUE(next.in_place);
+  EXPECT_EQ(next.read, (Key{h, 2}));
+  EXPECT_EQ(t.plan.datum(h).made_by, 4u);
+  // An out reads nothing.
+  const TaskAccess out = place_access(t.plan, {h, Mode::out}, 1, 5, 0);
+  EXPECT_EQ(out.source, -1);
+  EXPECT_EQ(out.written, 4u);
+}
+
+TEST(PlaceAccess, ACommuteUseNamesItsRunAndTheRankGrantingIt) {
+  Recorder t;
+  const auto h = t.plan.add(8, "run", 0);
+  t.plan.write(h, 3, 7);  // the run's opening task, on rank 3
+  const TaskAccess a = place_access(t.plan, {h, Mode::commute, 2}, 1, 9, 0);
+  EXPECT_EQ(a, commute_access(t.plan, h, 2));
+  EXPECT_EQ(a.source, 3);
+  EXPECT_EQ(a.written, 2u);
+  EXPECT_EQ(t.plan.datum(h).version, 1u);  // no version of its own
+}
+
+TEST(BatchSchedule, KeepsTheProgramsWorkersAndNamesEachCopyByItsMakersTaskAndRanks) {
+  BatchSchedule batch(2, 1, 2);
+  const std::vector<Access> write0{{0, Mode::out}}, read0{{0, Mode::in}};
+  const auto bytes = [](std::uint32_t) { return std::size_t{1000}; };
+  EXPECT_EQ(batch.task(10, write0, 1.0, bytes, 0), 0u);
+  EXPECT_EQ(batch.task(11, read0, 1.0, bytes, 1), 1u);
+  EXPECT_EQ(batch.task(12, read0, 1.0, bytes, 1), 2u);
+  EXPECT_EQ(batch.tasks(), 3u);
+  Link queued;
+  queued.queued = true;
+  const auto r = batch.schedule(Scheduler::mapped, [&](const Workload& w) {
+    EXPECT_EQ(w.edges.size(), 2u);
+    return queued;
+  }, Link{}, true, [](std::size_t w) { return static_cast<int>(w) + 1; });
+  ASSERT_EQ(r.schedule.tasks.size(), 3u);
+  EXPECT_EQ(r.schedule.tasks[0].worker, 0u);
+  EXPECT_EQ(r.schedule.tasks[1].worker, 1u);
+  EXPECT_EQ(r.schedule.tasks[2].worker, 1u);
+  EXPECT_EQ(r.urgency.size(), 3u);
+  EXPECT_GT(r.urgency[0], r.urgency[1]);  // the writer is on both readers' path
+  // One copy to worker 1 serves both its readers, from worker 0: ranks 1 and 2 here.
+  ASSERT_EQ(r.copies.size(), 1u);
+  const auto& [key, copies] = *r.copies.begin();
+  EXPECT_EQ(key, (std::pair<std::uint64_t, std::uint32_t>{10, 0}));
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(copies[0].source, 1);
+  EXPECT_EQ(copies[0].rank, 2);
 }
 
 }  // namespace
