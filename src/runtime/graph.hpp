@@ -1,11 +1,12 @@
-// The head's record of a task graph: data handles with their versions, tasks with their accesses, and
-// the dependencies the accesses imply, inferred as OpenMP's depend clauses and StarPU's sequential task
-// flow do: read after write, write after read, write after write.
+// The task graph as both controls record it at submission, before anything is planned: data handles with
+// their versions, and what each access of a task resolves to. Dependencies follow from the modes, as
+// OpenMP's depend clauses and StarPU's sequential task flow infer them: read after write, write after
+// read, write after write.
 //
 // Every write makes a new version of its handle. A worker keeps each version it holds apart from the
-// others (a write never overwrites a replica somebody may still read), so only read-after-write edges
-// move data and order execution; the other two kinds are recorded for what they say (a task that
-// overwrites data others read), and the scheduler may keep them as orders.
+// others (a write never overwrites a replica somebody may still read), so only read after write moves
+// data and orders execution: a read resolves to the version the last earlier write made, and to the task
+// that made it. The other two kinds need no record.
 #pragma once
 
 #include <herald/error.hpp>
@@ -13,7 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,21 +41,13 @@ struct Access {
   std::uint32_t closes = 0;
 };
 
-enum class DependenceKind : std::uint8_t { read_after_write, write_after_read, write_after_write };
-
-struct Dependence {
-  std::size_t from = 0;  // the earlier task
-  std::size_t to = 0;
-  std::uint32_t handle = 0;
-  DependenceKind kind = DependenceKind::read_after_write;
-};
-
 // What one access of a task resolved to.
 struct Resolved {
   std::uint32_t handle = 0;
   Mode mode = Mode::in;
   std::uint32_t read = 0;     // the version read (reads(mode) only)
   std::uint32_t written = 0;  // the version written (writes(mode) only); commute: Access::closes
+  std::uint64_t maker = 0;    // the task (or enter) that made the version read (reads(mode) only)
 };
 
 // How errors name a task: "task 12 (kernel 'gemm')".
@@ -88,27 +80,36 @@ void check_accesses(std::span<const Access> accesses, std::size_t handles, Name 
       throw Error(Errc::invalid_argument, no_value_yet(task_name(), name(a.handle)));
 }
 
-class DependencyTracker {
+class GraphRecord {
  public:
-  // Starts tracking a handle: it has no value (version 0) until something writes it.
+  // Starts recording a handle: it has no value (version 0) until something writes it.
   std::uint32_t add_handle(std::size_t bytes, std::string name);
   std::size_t handles() const noexcept { return handles_.size(); }
-  std::size_t bytes(std::uint32_t handle) const { return handles_.at(handle).bytes; }
-  const std::string& name(std::uint32_t handle) const { return handles_.at(handle).name; }
-  // The latest version (0: never written) and the task that wrote it.
-  std::uint32_t version(std::uint32_t handle) const { return handles_.at(handle).version; }
-  std::optional<std::size_t> writer(std::uint32_t handle) const { return handles_.at(handle).writer; }
+  std::size_t bytes(std::uint32_t handle) const { return handles_[handle].bytes; }
+  const std::string& name(std::uint32_t handle) const { return handles_[handle].name; }
+  // The latest version submitted (0: never written) and the task (or enter) that made it.
+  std::uint32_t version(std::uint32_t handle) const { return handles_[handle].version; }
+  std::uint64_t maker(std::uint32_t handle) const { return handles_[handle].maker; }
+  bool has_value(std::uint32_t handle) const { return handles_[handle].version != 0; }
 
-  // Adds task number `task` (numbers grow with every call) with its accesses, appends the dependencies
-  // they imply to `out` (at most one per earlier task, handle and kind) and returns what each access
-  // resolved to. Throws herald::Error, recording nothing, for a handle out of range, a handle named twice,
-  // or a read of a handle that has no value yet; `task_name` names the task in the message (called only
-  // then, so that naming costs nothing on the way that succeeds).
-  std::vector<Resolved> add_task(std::size_t task, std::span<const Access> accesses, std::vector<Dependence>& out,
-                                 const std::function<std::string()>& task_name);
-  std::vector<Resolved> add_task(std::size_t task, std::span<const Access> accesses, std::vector<Dependence>& out,
-                                 const std::string& task_name) {
-    return add_task(task, accesses, out, [&] { return task_name; });
+  // Throws herald::Error, as check_accesses does, for accesses task `task_name()` may not make.
+  template <class TaskName>
+  void check(std::span<const Access> accesses, TaskName task_name) const {
+    check_accesses(
+        accesses, handles_.size(), [&](std::uint32_t h) -> const std::string& { return handles_[h].name; },
+        [&](std::uint32_t h) { return handles_[h].version != 0; }, task_name);
+  }
+  // Records task number `task` (numbers grow with every call) with accesses check() accepted, and appends
+  // to `out`, if given, what each resolved to.
+  void add_task(std::uint64_t task, std::span<const Access> accesses, std::vector<Resolved>* out = nullptr);
+  // check() then add_task(), returning what each access resolved to.
+  template <class TaskName>
+  std::vector<Resolved> add_task(std::uint64_t task, std::span<const Access> accesses, TaskName task_name) {
+    check(accesses, task_name);
+    std::vector<Resolved> out;
+    out.reserve(accesses.size());
+    add_task(task, accesses, &out);
+    return out;
   }
 
  private:
@@ -116,12 +117,9 @@ class DependencyTracker {
     std::size_t bytes = 0;
     std::string name;
     std::uint32_t version = 0;
-    std::optional<std::size_t> writer;     // the task that wrote the current version
-    std::vector<std::size_t> readers;      // tasks that read the current version, in order
+    std::uint64_t maker = 0;
   };
   std::vector<Handle> handles_;
 };
-
-const char* to_string(DependenceKind kind) noexcept;
 
 }  // namespace herald::runtime::detail

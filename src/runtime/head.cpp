@@ -74,7 +74,7 @@ void HeadState::enter(Data d) {
   check_handle(d, "enter");
   const Access write[] = {{d.index_, Mode::out}};
   const std::uint64_t id = next_id_++;
-  const auto resolved = graph_.add_task(id, write, dependences_, "enter of '" + handles_[d.index_].name + "'");
+  const auto resolved = graph_.add_task(id, write, [&] { return "enter of '" + handles_[d.index_].name + "'"; });
   const Key key{d.index_, resolved[0].written};
   Version& v = versions_[key];
   v = Version(&nodes_);
@@ -88,7 +88,7 @@ void HeadState::read(Data d, bool exit) {
   check_usable();
   check_handle(d, exit ? "exit" : "read");
   const Access access[] = {{d.index_, Mode::in}};
-  const auto resolved = graph_.add_task(next_id_++, access, dependences_, exit ? "exit" : "read");
+  const auto resolved = graph_.add_task(next_id_++, access, [&] { return std::string(exit ? "exit" : "read"); });
   const Key key{d.index_, resolved[0].read};
   ++versions_.at(key).readers_left;
   events_.push_back({Event::read, static_cast<std::uint32_t>(reads_.size())});
@@ -109,15 +109,14 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   const TaskInfo info{id, kernel, uses, options.priority, static_cast<int>(workers_)};
   if (const auto w = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_))
     options.worker = static_cast<int>(*w);
-  const std::size_t known_dependences = dependences_.size();
-  auto resolved = graph_.add_task(id, accesses, dependences_, [&] { return task_name(id, kernel); });
+  auto resolved = graph_.add_task(id, accesses, [&] { return task_name(id, kernel); });
   ++next_id_;
   if (trace::Recorder* recorder = trace::recorder()) {
     const TaskTrace trace(recorder, id, kernel);
-    for (std::size_t i = known_dependences; i < dependences_.size(); ++i)
-      if (dependences_[i].kind == DependenceKind::read_after_write) trace.reads(dependences_[i].from);
-    for (const Resolved& r : resolved)
+    for (const Resolved& r : resolved) {
+      if (reads(r.mode)) trace.reads(r.maker);
       if (writes(r.mode)) trace.writes({r.handle, r.written});
+    }
   }
   for (const Resolved& r : resolved) {
     if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
@@ -150,7 +149,6 @@ void HeadState::dispatch() {
   pending_.clear();
   reads_.clear();
   events_.clear();
-  dependences_.clear();
   stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
 }

@@ -170,7 +170,7 @@ class HeadState final : public Coordinator {
   int size_;
   std::size_t workers_;
 
-  DependencyTracker graph_;
+  GraphRecord graph_;
   DataPlan plan_;
   Batch* batch_ = nullptr;  // the dispatch's, while it plans data
   std::vector<Event> events_;
@@ -180,7 +180,6 @@ class HeadState final : public Coordinator {
   std::vector<std::size_t> owners_;  // handles_[i].owner, as a span for chosen_worker
   std::vector<Pending> pending_;
   std::vector<Access> scratch_;  // a submit's accesses, kept to spare an allocation per task
-  std::vector<Dependence> dependences_;  // of the pending tasks, by task id
   std::vector<PendingRead> reads_;
   std::uint64_t next_id_ = 0;
   FreeLists nodes_{4096};  // before the tables that use it, so that it outlives them

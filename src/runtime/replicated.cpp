@@ -70,6 +70,7 @@ Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int own
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
   const auto index = static_cast<std::uint32_t>(handles_.size());
   handles_.push_back({bytes});
+  graph_.add_handle(bytes.size(), name);
   plan_.add(bytes.size(), std::move(name), owner, broadcast);
   owners_.push_back(static_cast<std::size_t>(owner));
   mix(0xda7a);
@@ -80,11 +81,11 @@ Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int own
 
 void ReplicatedState::enter(Data d) {
   check_usable();
-  Handle& h = handle(d, "enter");
+  handle(d, "enter");
   mix(0xe7e7);
   mix(d.index_);
-  h.valued = true;
   const std::uint64_t id = next_id_++;
+  graph_.add_task(id, std::array{Access{d.index_, Mode::out}});
   if (settings_.scheduler == Scheduler::heft) return deferred_.push_back({Deferred::enter, id, 0, {{d.index_, Mode::out}}, {}, {}});
   apply_enter(d.index_, id);
 }
@@ -97,8 +98,8 @@ void ReplicatedState::apply_enter(std::uint32_t index, std::uint64_t id) {
 
 void ReplicatedState::read(Data d, bool exit) {
   check_usable();
-  Handle& h = handle(d, exit ? "exit" : "read");
-  if (!h.valued)
+  handle(d, exit ? "exit" : "read");
+  if (!graph_.has_value(d.index_))
     throw Error(Errc::invalid_argument, no_value_yet(exit ? "exit" : "read", plan_.datum(d.index_).name));
   mix(exit ? 0xe1e1 : 0x4ead);
   mix(d.index_);
@@ -139,19 +140,16 @@ std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const U
     const bool ours = u.data.owner_ == id_;
     scratch_.push_back(access_of(u, ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size())));
   }
-  check_accesses(
-      scratch_, handles_.size(), [&](std::uint32_t h) -> const std::string& { return plan_.datum(h).name; },
-      [&](std::uint32_t h) { return handles_[h].valued; }, [&] { return task_name(id, kernel); });
+  graph_.check(scratch_, [&] { return task_name(id, kernel); });
   const TaskInfo info{id, kernel, uses, options.priority, size_};
   std::optional<std::size_t> worker = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_);
   if (settings_.scheduler == Scheduler::round_robin) worker = batch_tasks_ % static_cast<std::uint64_t>(size_);
   ++next_id_;
   ++batch_tasks_;
   mix(k);
-  for (const Access& a : scratch_) {
+  for (const Access& a : scratch_)
     mix((std::uint64_t{a.closes} << 40) | (std::uint64_t{a.handle} << 3) | static_cast<std::uint64_t>(a.mode));
-    if (writes(a.mode)) handles_[a.handle].valued = true;
-  }
+  graph_.add_task(id, scratch_);
   mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(options.priority)) << 32 | (worker ? *worker : 0xffffffffU));
   if (!worker) {
     deferred_.push_back({Deferred::task, id, k, scratch_, std::move(arguments), options});
@@ -175,9 +173,9 @@ void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<co
   // The trace's record of a task is made where it runs, as the head records every task.
   const TaskTrace trace(mine && kernel != read_kernel_ ? trace::recorder() : nullptr, id, kernels_.name(kernel));
   for (const Access& a : accesses) {
-    if (reads(a.mode) && a.mode != Mode::commute) trace.reads(plan_.datum(a.handle).made_by);
+    if (reads(a.mode)) trace.reads(plan_.datum(a.handle).made_by);
     const TaskAccess t = place_access(plan_, a, rank, id, urgency, start, finish);
-    if (writes(a.mode) && a.mode != Mode::commute) trace.writes({a.handle, t.written});
+    if (writes(a.mode)) trace.writes({a.handle, t.written});
     if (mine) order->accesses.push_back(t);
   }
 }

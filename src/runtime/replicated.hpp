@@ -44,7 +44,7 @@ class ReplicatedState final : public Coordinator {
   void wait() override;
   std::uint64_t next_task() const noexcept override { return next_id_; }
   bool has_value(const Data& d) const noexcept override {
-    return d.owner_ == id_ && d.index_ < handles_.size() && handles_[d.index_].valued;
+    return d.owner_ == id_ && d.index_ < handles_.size() && graph_.has_value(d.index_);
   }
   int workers() const noexcept override { return size_; }
   Statistics statistics() const override;
@@ -62,7 +62,6 @@ class ReplicatedState final : public Coordinator {
   // What this rank keeps of a datum beside the data plan's record (the same on every rank).
   struct Handle {
     std::span<std::byte> buffer;  // this rank's
-    bool valued = false;          // entered or written by a task submitted so far (heft places them later)
     bool exit = false;            // exit() asked: the owner's buffer becomes the value again
   };
   // What the program asked, kept until wait() where the scheduler needs the whole graph (heft).
@@ -111,6 +110,7 @@ class ReplicatedState final : public Coordinator {
   int size_;
   std::uint32_t read_kernel_;
 
+  GraphRecord graph_;  // as submitted; plan_ as placed (heft places at wait())
   DataPlan plan_;
   std::vector<Handle> handles_;
   std::vector<std::size_t> owners_;  // per handle, its owner (a worker is a rank here)
