@@ -10,8 +10,8 @@ namespace herald::runtime {
 std::vector<double> upward_ranks(const Workload& workload, const Link& link) {
   detail::check(workload);
   const std::size_t n = workload.tasks();
-  std::vector<std::vector<Edge>> successors(n);
-  for (const Edge& e : workload.edges) successors[e.from].push_back(e);
+  const detail::PerTask<Edge> successors(n, workload.edges, [](const Edge& e) { return e.from; },
+                                         [](const Edge& e) { return e; });
   // Mean communication: a fraction (W-1)/W of the placements of two tasks put them on different workers;
   // HEFT's paper, with its one link type, simply charges the full cost, and so does this with W > 1.
   const bool one_worker = workload.workers == 1;

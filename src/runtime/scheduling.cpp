@@ -32,10 +32,9 @@ void check(const Workload& workload) {
                                               "-task workload: edges go from a lower to a higher task");
 }
 
-std::vector<std::vector<Incoming>> predecessors(const Workload& workload) {
-  std::vector<std::vector<Incoming>> in(workload.tasks());
-  for (const Edge& e : workload.edges) in[e.to].push_back({e.from, e.bytes, e.datum});
-  return in;
+PerTask<Incoming> predecessors(const Workload& workload) {
+  return {workload.tasks(), workload.edges, [](const Edge& e) { return e.to; },
+          [](const Edge& e) { return Incoming{e.from, e.bytes, e.datum}; }};
 }
 
 double Timeline::earliest_start(double ready, double length) const {
@@ -173,8 +172,9 @@ TaskSchedule Placer::finish() && {
       const std::vector<std::size_t> on_lane = timelines_[w * workload_.lanes + lane].tasks();
       tasks.insert(tasks.end(), on_lane.begin(), on_lane.end());
     }
-    std::stable_sort(tasks.begin(), tasks.end(),
-                     [&](std::size_t a, std::size_t b) { return schedule_.tasks[a].start < schedule_.tasks[b].start; });
+    if (workload_.lanes > 1)  // one lane's tasks come sorted
+      std::stable_sort(tasks.begin(), tasks.end(),
+                       [&](std::size_t a, std::size_t b) { return schedule_.tasks[a].start < schedule_.tasks[b].start; });
     schedule_.order.push_back(std::move(tasks));
   }
   return std::move(schedule_);

@@ -18,13 +18,36 @@ namespace herald::runtime::detail {
 // an edge that is out of range or goes backwards.
 void check(const Workload& workload);
 
+// Items grouped by task, each group in the order given: two arrays for the whole graph rather than a
+// vector per task (the schedulers run at every wait() over graphs of 10^5 tasks).
+template <class T>
+class PerTask {
+ public:
+  // Each of `edges` gives make(edge) to task task_of(edge) < tasks.
+  template <class Edges, class TaskOf, class Make>
+  PerTask(std::size_t tasks, const Edges& edges, TaskOf task_of, Make make) : start_(tasks + 1, 0) {
+    for (const auto& e : edges) ++start_[task_of(e) + 1];
+    for (std::size_t t = 0; t < tasks; ++t) start_[t + 1] += start_[t];
+    items_.resize(start_[tasks]);
+    std::vector<std::size_t> next(start_.begin(), start_.end() - 1);
+    for (const auto& e : edges) items_[next[task_of(e)]++] = make(e);
+  }
+  std::span<const T> operator[](std::size_t task) const {
+    return {items_.data() + start_[task], start_[task + 1] - start_[task]};
+  }
+
+ private:
+  std::vector<std::size_t> start_;  // task t's items are items_[start_[t], start_[t + 1])
+  std::vector<T> items_;
+};
+
 struct Incoming {
   std::size_t from;
   std::size_t bytes;
   std::size_t datum;
 };
 // predecessors[task]: the edges into it.
-std::vector<std::vector<Incoming>> predecessors(const Workload& workload);
+PerTask<Incoming> predecessors(const Workload& workload);
 
 // One worker's time: when it is busy, as the idle gaps before its last busy interval and the end of that
 // interval. Graphs of 10^5 tasks are scheduled at every wait(), so a lookup scans only the gaps that end
@@ -105,7 +128,7 @@ class Placer {
 
   const Workload& workload_;
   Link link_;
-  std::vector<std::vector<Incoming>> predecessors_;
+  PerTask<Incoming> predecessors_;
   std::vector<Timeline> timelines_;  // per worker, its lanes: worker * lanes + lane
   LinkTimelines links_;
   std::unordered_map<std::uint64_t, std::vector<Holder>> holders_;  // per output copied: its holders but the producer
