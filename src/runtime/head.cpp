@@ -239,16 +239,20 @@ std::span<const int> HeadState::holders(const Key& key, const Version& v) const 
 
 void HeadState::write_tasks(const Plan& plan, Batch& batch) {
   // Each task's orders, in the schedule's order, its reads by a broadcast where one brings them.
-  running_.reserve(running_.size() + pending_.size());
+  // The last batch is done (its wait() returned): its records make way for this one's.
+  running_first_ = pending_.empty() ? next_id_ : pending_.front().id;
+  running_.assign(next_id_ - running_first_, Running{});
+  running_keys_.clear();
   for (std::size_t i : plan.order) {
     Pending& task = pending_[i];
     const int rank = plan.rank[i];
     msg::TasksWriter& writer = batch.writers[static_cast<std::size_t>(rank)];
     writer.task(task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
                 static_cast<std::uint32_t>(task.accesses.size()));
-    Running running(&nodes_);
+    Running& running = running_[task.id - running_first_];
     running.rank = rank;
     running.kernel = task.kernel;
+    running.keys = static_cast<std::uint32_t>(running_keys_.size());
     for (std::size_t k = 0; k < task.accesses.size(); ++k) {
       TaskAccess a = accesses_[access_at_[i] + k];
       running.total_bytes += a.bytes;
@@ -256,15 +260,26 @@ void HeadState::write_tasks(const Plan& plan, Batch& batch) {
         const std::pair<std::int32_t, std::uint64_t> mine{rank, a.read.packed()};
         if (a.source != rank && std::binary_search(batch.received.begin(), batch.received.end(), mine))
           a.source = by_broadcast;
-        running.reads.push_back(a.read);
+        running_keys_.push_back(a.read);
+        ++running.reads;
       }
-      if (writes(a.mode)) running.writes.push_back({a.read.handle, a.written});
       writer.access(a);
     }
+    for (const TaskAccess& a : std::span(accesses_).subspan(access_at_[i], task.accesses.size()))
+      if (writes(a.mode)) {
+        running_keys_.push_back({a.read.handle, a.written});
+        ++running.writes;
+      }
     writer.arguments(task.arguments);
     ++outstanding_[static_cast<std::size_t>(rank)];
-    running_.emplace(task.id, std::move(running));
+    ++running_left_;
   }
+}
+
+HeadState::Running* HeadState::running(std::uint64_t task) {
+  if (task < running_first_ || task - running_first_ >= running_.size()) return nullptr;
+  Running& r = running_[task - running_first_];
+  return r.rank < 0 ? nullptr : &r;
 }
 
 void HeadState::send_batch(Batch& batch) {
@@ -357,20 +372,21 @@ void HeadState::on_done(const dyn::Channel::Arrival& a) {
   heard(a.source);
   const auto done = msg::decode<msg::Done>(a.body);
   for (const auto& [task, seconds] : done.completions) {
-    const auto it = running_.find(task);
-    if (it == running_.end())
+    Running* r = running(task);
+    if (!r || r->rank != a.source)
       throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " reports task " +
                                               std::to_string(task) + ", which it was not running");
-    Running r = std::move(it->second);
-    running_.erase(it);
-    --outstanding_[static_cast<std::size_t>(r.rank)];
+    --outstanding_[static_cast<std::size_t>(r->rank)];
+    --running_left_;
+    r->rank = -1;
     ++stats_.tasks;
-    estimates_.measured(r.kernel, r.total_bytes, seconds);
-    for (const Key& k : r.writes) {
+    estimates_.measured(r->kernel, r->total_bytes, seconds);
+    const auto keys = std::span(running_keys_).subspan(r->keys, r->reads + r->writes);
+    for (const Key& k : keys.subspan(r->reads)) {
       versions_.at(k).produced = true;
       release_if_unneeded(k);
     }
-    for (const Key& k : r.reads) reader_done(k);
+    for (const Key& k : keys.first(r->reads)) reader_done(k);
   }
   WorkerStats& w = worker_stats_.at(static_cast<std::size_t>(a.source));
   w.fetches = done.fetches;
@@ -386,8 +402,8 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
     if (!failure_) failure_.emplace(Errc::task_failed, "worker " + std::to_string(a.source) + ": " + what);
     return;
   }
-  const auto it = running_.find(task);
-  const std::string kernel = it == running_.end() ? "?" : kernels_.name(it->second.kernel);
+  const Running* r = running(task);
+  const std::string kernel = r ? kernels_.name(r->kernel) : "?";
   if (!failure_)
     failure_.emplace(Errc::task_failed,
                      task_name(task, kernel) + " failed on rank " + std::to_string(a.source) + ": " + what);
@@ -457,7 +473,7 @@ void HeadState::wait() {
     flush_releases();
     auto checked = LoopClock::now();
     Idle idle(settings_.idle_sleep, [this](std::chrono::nanoseconds d) { local_.wait(d); });
-    while (!running_.empty() || reads_left_ > 0) {
+    while (running_left_ > 0 || reads_left_ > 0) {
       bool any = channel_.progress();
       any |= local_.poll();
       flush_releases();

@@ -103,24 +103,17 @@ class HeadState final : public Coordinator {
     std::uint64_t bytes = 0;
     std::uint64_t peak = 0;
   };
+  // A task sent to a worker and not reported done. A wait() returns once every task of its batch is done,
+  // so the records of one batch at a time are kept, by task number from the batch's first: no lookup by
+  // hash, and no allocation once the vectors have grown to a batch's size.
   struct Running {
-    using allocator_type = std::pmr::polymorphic_allocator<>;
-    explicit Running(allocator_type a = {}) : reads(a), writes(a) {}
-    Running(const Running& o, allocator_type a)
-        : rank(o.rank), kernel(o.kernel), total_bytes(o.total_bytes), reads(o.reads, a), writes(o.writes, a) {}
-    Running(Running&& o, allocator_type a)
-        : rank(o.rank), kernel(o.kernel), total_bytes(o.total_bytes), reads(std::move(o.reads), a),
-          writes(std::move(o.writes), a) {}
-    Running(const Running&) = default;
-    Running(Running&&) = default;
-
-    int rank = 0;
+    int rank = -1;  // -1: no task of this batch by this number (an enter, a read, or done)
     std::uint32_t kernel = 0;
     std::size_t total_bytes = 0;
-    std::pmr::vector<Key> reads;
-    std::pmr::vector<Key> writes;
+    std::uint32_t keys = 0;    // its versions in running_keys_: from here, `reads` read, then `writes` written
+    std::uint32_t reads = 0;
+    std::uint32_t writes = 0;
   };
-
   void check_usable() const;
   bool owns(const Data& d) const noexcept { return d.owner_ == id_ && d.index_ < handles_.size(); }
   void check_handle(const Data& d, const char* what) const;
@@ -184,7 +177,11 @@ class HeadState final : public Coordinator {
   std::uint64_t next_id_ = 0;
   FreeLists nodes_{4096};  // before the tables that use it, so that it outlives them
   std::pmr::unordered_map<Key, Version, KeyHash> versions_{&nodes_};
-  std::pmr::unordered_map<std::uint64_t, Running> running_{&nodes_};
+  std::vector<Running> running_;  // this batch's, by task number - running_first_
+  std::vector<Key> running_keys_;
+  std::uint64_t running_first_ = 0;
+  std::size_t running_left_ = 0;
+  Running* running(std::uint64_t task);  // the record of a task still running, or nullptr
   std::size_t reads_left_ = 0;
   std::unordered_map<Key, std::deque<bool>, KeyHash> readbacks_;  // reads on their way, exit or not
   std::vector<std::vector<Key>> release_batches_;                // per rank, sent once per pass
