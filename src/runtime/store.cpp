@@ -65,17 +65,20 @@ const Replica* Store::find(const Key& key) const {
   return it == replicas_.end() ? nullptr : &it->second;
 }
 
+namespace {
+// The bytes a replica adds to what its store holds.
+std::size_t counted(const Replica& r) { return r.owner && !r.view ? r.bytes.size() : 0; }
+}  // namespace
+
 std::pmr::vector<int> Store::put(const Key& key, Replica replica) {
-  if (replica.owner) {
-    held_ += replica.bytes.size();
-    peak_ = std::max(peak_, held_);
-  }
+  held_ += counted(replica);
   if (const auto old = replicas_.find(key); old != replicas_.end()) {
-    if (old->second.owner) held_ -= old->second.bytes.size();
+    held_ -= counted(old->second);  // replaced: it never held both
     old->second = std::move(replica);
   } else {
     replicas_.emplace(key, std::move(replica));
   }
+  peak_ = std::max(peak_, held_);
   std::pmr::vector<int> waiting(&nodes_);
   if (const auto it = requests_.find(key); it != requests_.end()) {
     waiting = std::move(it->second);
@@ -89,7 +92,7 @@ std::optional<Replica> Store::take(const Key& key) {
   if (it == replicas_.end()) return std::nullopt;
   Replica r = std::move(it->second);
   replicas_.erase(it);
-  if (r.owner) held_ -= r.bytes.size();
+  held_ -= counted(r);
   return r;
 }
 

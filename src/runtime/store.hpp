@@ -19,6 +19,9 @@ namespace herald::runtime::detail {
 struct Replica {
   std::span<std::byte> bytes;
   std::shared_ptr<std::byte[]> owner;
+  // Part of another replica's block (a piece of a 1-D partition, docs/runtime.md "Partitions"): a store
+  // counts its bytes with that replica's, not again.
+  bool view = false;
 
   static Replica borrowed(std::span<std::byte> bytes) { return {bytes, nullptr}; }
 };
@@ -59,7 +62,7 @@ class Store {
   FreeLists nodes_{4096};
   std::pmr::unordered_map<Key, Replica, KeyHash> replicas_{&nodes_};
   std::pmr::unordered_map<Key, std::pmr::vector<int>, KeyHash> requests_{&nodes_};
-  std::size_t held_ = 0;  // bytes of owned replicas
+  std::size_t held_ = 0;  // bytes of owned replicas, views left out
   std::size_t peak_ = 0;
 };
 

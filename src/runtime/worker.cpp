@@ -413,7 +413,7 @@ void Worker::start(std::uint64_t task) {
     } else if (views && access.mode == Mode::out && !local.keep.empty() &&
                viewed + access.bytes <= local.keep.front().bytes.size()) {
       const Replica& whole = local.keep.front();
-      bytes = Replica{whole.bytes.subspan(viewed, access.bytes), whole.owner};
+      bytes = Replica{whole.bytes.subspan(viewed, access.bytes), whole.owner, true};
       viewed += access.bytes;
     } else if (access.mode == Mode::out) {
       bytes = store_.allocate(access.bytes);
