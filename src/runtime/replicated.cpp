@@ -2,9 +2,9 @@
 
 #include "batch_schedule.hpp"
 #include "idle.hpp"
-#include "task_trace.hpp"
 #include "mapping.hpp"
 #include "protocol/post.hpp"
+#include "task_trace.hpp"
 
 #include <herald/tracing.hpp>
 
