@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Seed 003's Cholesky experiment on simulated clusters: herald-cholesky on SimGrid SMPI, one process per
 # simulated node (plus the head on a node of its own), tiles placed 2D block-cyclic on the squarest grid of
-# the nodes (owner computes, as Chameleon's distributed runs do), for every broadcast strategy.
+# the nodes (owner computes, as Chameleon's distributed runs do; --mapping heft: the runtime's HEFT
+# scheduler places every task instead), for every broadcast strategy.
 #
 #   bench/cholesky/run-smpi.sh [--nodes 16,64,100] [--sizes 8192,16384]
 #       [--bandwidths 10Gbps,100Gbps] [--latency 1us] [--strategies nobcast,dynbcast,p2p,mpibcast]
 #       [--tile 512] [--cores 16] [--kernel-times FILE] [--perturb F] [--timeout 3600]
-#       [--control head|replicated] [--out DIR] [--build DIR]
+#       [--control head|replicated] [--mapping cyclic|heft] [--out DIR] [--build DIR]
 #
 # --control replicated runs the runtime without a head (docs/runtime.md): one process per node and no more,
 # every one of them computing.
@@ -43,10 +44,11 @@ die() { smpi_die "$@"; }
 
 nodes=16,64,100 sizes=8192,16384 bandwidths=10Gbps,100Gbps latency=1us
 strategies=nobcast,dynbcast,p2p,mpibcast tile=512 cores=16 kernel_times="" perturb=0 timeout=3600
-out=$repo/bench/cholesky/results build=$repo/build-smpi control=head
+out=$repo/bench/cholesky/results build=$repo/build-smpi control=head mapping=cyclic
 source "$repo/bench/options.sh"
-parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times perturb timeout control out build" "$@"
+parse_options "nodes sizes bandwidths latency strategies tile cores kernel-times perturb timeout control mapping out build" "$@"
 [[ $control == head || $control == replicated ]] || die "--control takes head or replicated, not '$control'"
+[[ $mapping == cyclic || $mapping == heft ]] || die "--mapping takes cyclic or heft, not '$mapping'"
 export HERALD_RUNTIME_CONTROL=$control
 counts_list "$nodes" --nodes
 counts_list "$sizes" --sizes
@@ -102,7 +104,7 @@ for p in ${nodes//,/ }; do
         status=ok
         env "${smpi_model[@]}" "${trees[@]}" HERALD_SMPI_SHARED_REPLICAS=1 timeout --kill-after=10 "$timeout" smpirun -np "$ranks" \
           -platform "$work/platform.xml" -hostfile "$work/hosts" "${smpi_options[@]}" --cfg=smpi/host-speed:1Gf \
-          "$bin" -n "$n" --tile "$tile" --kernel-times "$kernel_times" --threads "$cores" --mapping cyclic \
+          "$bin" -n "$n" --tile "$tile" --kernel-times "$kernel_times" --threads "$cores" --mapping "$mapping" \
           --perturb "$perturb" --strategy "${strategy%%/*}" --csv >"$out/runs/$name.txt" 2>"$out/runs/$name.log" || status=$?
         row=$(tail -1 "$out/runs/$name.txt")
         case $status in
@@ -129,6 +131,6 @@ done
 perturbed=""
 [[ $perturb =~ ^0(\.0*)?$ ]] || perturbed=" each task's kernel time moved by a factor in [1 - $perturb, 1 + $perturb] (--perturb), the plan on the times measured;"
 "$(smpi_python)" "$repo/bench/cholesky/smpi_report.py" "$csv" "$out" "$kernel_times" \
-  "SimGrid $(smpi_version);$perturbed every node on its own full-duplex link of the bandwidth shown and $latency into a non-blocking switch; $cores modelled cores per node; tile $tile; $(date -u '+%Y-%m-%d')"
+  "SimGrid $(smpi_version); $control control, tiles placed by $mapping;$perturbed every node on its own full-duplex link of the bandwidth shown and $latency into a non-blocking switch; $cores modelled cores per node; tile $tile; $(date -u '+%Y-%m-%d')"
 echo "wrote $csv, $out/cholesky-smpi.md and .png, $out/runs/"
 exit "$failed"
