@@ -150,7 +150,7 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
       place_ = {.first = memory_->reserve(plan_->node.positions), .count = plan_->node.positions,
                 .bytes = plan_->problem.bytes};
     }
-    if (!advance(false)) mpi::Context::get().forwarders().enroll(this);
+    if (!forward()) mpi::Context::get().forwarders().enroll(this);
   }
   ScheduleRun(const ScheduleRun&) = delete;
   ScheduleRun& operator=(const ScheduleRun&) = delete;
@@ -450,7 +450,9 @@ class ScheduleRun final : public Request::State, private mpi::Forwarder {
     return true;
   }
 
-  bool forward() override { return advance(false); }
+  // Off the forwarders' list only once no receive is held back either: a peer's synchronous send may wait
+  // for one before the peer can join a blocking call this rank makes (settle() posts them).
+  bool forward() override { return advance(false) && posted_recvs_ == plan_->recvs.size(); }
 
   // MPI matches each peer's messages in order, so posting the rest at once changes no match; in-order posting
   // only paces the rounds.

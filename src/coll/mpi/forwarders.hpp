@@ -12,7 +12,7 @@ namespace herald::mpi {
 class Forwarder {
  public:
   virtual ~Forwarder() = default;
-  // Posts what can be posted without blocking; true once everything is posted.
+  // Posts what can be posted without blocking; true once everything is posted, every receive included.
   virtual bool forward() = 0;
   // Posts every receive still held back (receives posted one at a time, in order).
   virtual void post_receives() = 0;
