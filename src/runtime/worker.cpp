@@ -231,10 +231,9 @@ void Worker::landed(const BroadcastOrder& order, Replica replica) {
   broadcast_landed(order.id, order.key, order.sync, std::move(replica));
 }
 
-void Worker::sent(const BroadcastOrder& order) {
-  trace_broadcast(order.id, true);
-  spend(order.key);
-}
+void Worker::sending(const BroadcastOrder& order) { spend(order.key); }
+
+void Worker::sent(const BroadcastOrder& order) { trace_broadcast(order.id, true); }
 
 void Worker::broadcast_landed(std::uint64_t id, const Key& key, bool sync, Replica replica) {
   trace_broadcast(id, false);
@@ -298,7 +297,11 @@ void Worker::serve(const Key& key, int rank, bool readback) {
 
 void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
   // The replica stays in its slot until the message's completion, so a release meanwhile cannot free its
-  // bytes; the completion names only the slot, which std::function holds without allocating.
+  // bytes; the completion names only the slot, which std::function holds without allocating. The send is
+  // a use of a budgeted version once posted, not once complete: a send of an earlier batch can complete
+  // after the next batch's budget is set, and must not take one of its uses (the replica would go before
+  // a later fetch that the budget counts, which would then wait for ever).
+  const Key sending = key;  // `key` and `replica` may be the store's, which spend() can release
   std::uint32_t slot = 0;
   if (free_outgoing_.empty()) {
     slot = static_cast<std::uint32_t>(outgoing_.size());
@@ -309,14 +312,14 @@ void Worker::send(const Key& key, const Replica& replica, int rank, bool readbac
     outgoing_[slot] = {key, replica};
   }
   auto sent = [this, slot] {
-    const Outgoing done = std::move(outgoing_[slot]);  // leaves the slot empty
+    outgoing_[slot] = Outgoing{};  // the replica goes, if nothing else holds it
     free_outgoing_.push_back(slot);
-    spend(done.key);
   };
   if (readback)
     post(channel_, rank, msg::Readback{key}, replica.bytes, 0, std::move(sent));
   else
     post(channel_, rank, msg::Data{key}, replica.bytes, 0, std::move(sent));
+  spend(sending);
 }
 
 void Worker::on_data(const dyn::Channel::Arrival& a) {

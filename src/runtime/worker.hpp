@@ -178,6 +178,7 @@ class Worker final : private Participant {
   const Replica* held(const Key& key) const override { return store_.find(key); }
   Replica allocate(std::size_t bytes) override { return store_.allocate(bytes); }
   void landed(const BroadcastOrder& order, Replica replica) override;
+  void sending(const BroadcastOrder& order) override;
   void sent(const BroadcastOrder& order) override;
   BroadcastCarrier& carrier(BroadcastStrategy strategy);
 

@@ -72,6 +72,7 @@ class DynBcast final : public BroadcastCarrier {
     dyn::Request request = c_.endpoint->send(replica.bytes, recipients, dyn_tag(order.id),
                                              {.priorities = priorities, .parents = order.parents});
     in_flight_.push_back({order, replica, true, std::move(request), false});
+    c_.worker.sending(order);
   }
 
   CarrierContext c_;

@@ -133,7 +133,9 @@ class MpiBcast final : public BroadcastCarrier {
         // The algorithm as for any herald broadcast: HERALD_ALGORITHM, else auto.
         f.coll = herald::ibcast(f.replica.bytes, root, comm, {.polled = true});
       }
+      const bool rooted = f.root;
       in_flight_.push_back(std::move(f));
+      if (rooted) c_.worker.sending(q.order);
       queue.pop_front();
     }
   }

@@ -34,6 +34,7 @@ class P2p final : public BroadcastCarrier {
            [this, order, keep = replica, left] {
              if (--*left == 0) c_.worker.sent(order);
            });
+    c_.worker.sending(order);
   }
 
   CarrierContext c_;

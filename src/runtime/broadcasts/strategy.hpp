@@ -35,7 +35,11 @@ class Participant {
   virtual Replica allocate(std::size_t bytes) = 0;
   // A recipient's copy is here.
   virtual void landed(const BroadcastOrder& order, Replica replica) = 0;
-  // The root has sent its last byte: its use of the version is over.
+  // The root has started sending, from a copy of the replica the carrier keeps until its last byte: its
+  // use of the version is counted now. (Counted at the end instead, a broadcast of an earlier batch could
+  // take a use of the next batch's budget and drop the replica before a read that budget counts.)
+  virtual void sending(const BroadcastOrder& order) = 0;
+  // The root has sent its last byte.
   virtual void sent(const BroadcastOrder& order) = 0;
 };
 
