@@ -297,11 +297,11 @@ void Worker::serve(const Key& key, int rank, bool readback) {
 
 void Worker::send(const Key& key, const Replica& replica, int rank, bool readback) {
   // The replica stays in its slot until the message's completion, so a release meanwhile cannot free its
-  // bytes; the completion names only the slot, which std::function holds without allocating. The send is
-  // a use of a budgeted version once posted, not once complete: a send of an earlier batch can complete
-  // after the next batch's budget is set, and must not take one of its uses (the replica would go before
-  // a later fetch that the budget counts, which would then wait for ever).
-  const Key sending = key;  // `key` and `replica` may be the store's, which spend() can release
+  // bytes; the completion names only the slot, which std::function holds without allocating. A transfer
+  // is a use of a budgeted version once it completes, but a read-back never is: the head leaves what it
+  // reads back out of budgets, and a read-back completing after the next batch's budget has come would
+  // take one of its uses (the replica would go before a fetch that budget counts, which then waits for
+  // ever).
   std::uint32_t slot = 0;
   if (free_outgoing_.empty()) {
     slot = static_cast<std::uint32_t>(outgoing_.size());
@@ -311,15 +311,15 @@ void Worker::send(const Key& key, const Replica& replica, int rank, bool readbac
     free_outgoing_.pop_back();
     outgoing_[slot] = {key, replica};
   }
-  auto sent = [this, slot] {
-    outgoing_[slot] = Outgoing{};  // the replica goes, if nothing else holds it
+  auto sent = [this, slot, readback] {
+    const Outgoing done = std::move(outgoing_[slot]);  // leaves the slot empty
     free_outgoing_.push_back(slot);
+    if (!readback) spend(done.key);
   };
   if (readback)
     post(channel_, rank, msg::Readback{key}, replica.bytes, 0, std::move(sent));
   else
     post(channel_, rank, msg::Data{key}, replica.bytes, 0, std::move(sent));
-  spend(sending);
 }
 
 void Worker::on_data(const dyn::Channel::Arrival& a) {
