@@ -133,9 +133,8 @@ class MpiBcast final : public BroadcastCarrier {
         // The algorithm as for any herald broadcast: HERALD_ALGORITHM, else auto.
         f.coll = herald::ibcast(f.replica.bytes, root, comm, {.polled = true});
       }
-      const bool rooted = f.root;
       in_flight_.push_back(std::move(f));
-      if (rooted) c_.worker.sending(q.order);
+      if (q.root) c_.worker.sending(q.order);
       queue.pop_front();
     }
   }
