@@ -15,4 +15,9 @@ trap 'exit 130' INT
 # ends the job, giving each process still there a second between SIGTERM and SIGKILL, and took 2.4 s
 # where a clean run takes 0.5: a test that is one refusal paid that per launch. The tests need no grace
 # period (a test's own checks are on what the processes printed before exiting).
-OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-0} OMPI_MCA_orte_tmpdir_base=$dir "$@"
+# Open MPI's MPI_Init opens every point-to-point layer it has and keeps the best; on one node that is ob1
+# (shared memory), but opening cm and ucx (libfabric's and UCX's probes) took 0.23 s of a 0.36 s launch,
+# and the MPI tests are hundreds of launches (the mpi label: 182 s, 121 s without them). A user's
+# OMPI_MCA_pml wins.
+OMPI_MCA_pml=${OMPI_MCA_pml:-^cm,ucx} OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-0} \
+  OMPI_MCA_orte_tmpdir_base=$dir "$@"
