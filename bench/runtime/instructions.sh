@@ -21,12 +21,12 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$repo/build steps=2000,6000 controls=replicated,head ranks=1
 source "$repo/bench/options.sh"
 parse_options "build steps controls ranks" "$@"
-bench=$build/apps/herald-alloc-bench/herald-alloc-bench
-[[ -x $bench ]] || die "no herald-alloc-bench in $build"
-command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
 IFS=, read -r a b <<<"$steps"
 [[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $b -gt $a ]] || refuse "--steps takes A,B with B > A, not '$steps'"
 [[ $ranks =~ ^[1-9][0-9]*$ ]] || refuse "--ranks takes a positive count of processes, not '$ranks'"
+bench=$build/apps/herald-alloc-bench/herald-alloc-bench
+[[ -x $bench ]] || die "no herald-alloc-bench in $build"
+command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
 over=()
 ((ranks <= $(nproc))) || over=(--oversubscribe)
 [[ $(id -u) != 0 ]] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
