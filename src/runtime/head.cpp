@@ -1,9 +1,7 @@
 #include "head.hpp"
-#include "batch_schedule.hpp"
+#include "broadcasts/strategy.hpp"
 #include "idle.hpp"
-#include "mapping.hpp"
 #include "protocol/post.hpp"
-#include "task_trace.hpp"
 
 #include <herald/tracing.hpp>
 
@@ -22,11 +20,14 @@ constexpr double liveness_check_seconds = 0.05;
 
 HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                      std::vector<std::vector<std::string>> kernel_names, ControlSettings settings, std::uint64_t id)
-    : channel_(channel), local_(local), kernels_(kernel_names, kernels, channel.size() == 1 ? 0 : 1),
-      settings_(settings), id_(id), size_(channel.size()),
+    : channel_(channel), local_(local), settings_(settings), id_(id), size_(channel.size()),
       workers_(channel.size() == 1 ? 1 : static_cast<std::size_t>(channel.size() - 1)),
-      plan_(settings_.broadcast != BroadcastStrategy::nobcast && channel.size() > 2,
-            [this](const DataPlan::Settled& s) { settled(s); }) {
+      // The head plans every rank's part at wait(), every entered value on itself; ranks 1.. run the tasks
+      // (rank 0 alone runs them too).
+      planner_(kernels, kernel_names, settings_,
+               {.ranks = size_, .workers = workers_, .first_worker = size_ == 1 ? 0 : 1, .entered_on_owner = false,
+                .schedule_all = true, .traced_rank = std::nullopt},
+               settings_.broadcast != BroadcastStrategy::nobcast && size_ > 2, *this) {
   outstanding_.assign(static_cast<std::size_t>(size_), 0);
   last_heard_.assign(static_cast<std::size_t>(size_), LoopClock::now());
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
@@ -34,7 +35,7 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
   release_batches_.resize(static_cast<std::size_t>(size_));
   if (settings_.log && workers_ < 2 && settings_.broadcast != BroadcastStrategy::nobcast) {
     Statistics none;
-    complete_statistics(none, plan_, settings_, static_cast<int>(workers_), true);
+    complete_statistics(none, planner_.plan(), settings_, static_cast<int>(workers_), true);
     std::fprintf(stderr, "herald runtime: %s\n", none.broadcasts_impossible.c_str());  // said once, here
   }
   channel_.on(done_handler, [this](const auto& a) { on_done(a); });
@@ -60,164 +61,89 @@ void HeadState::check_handle(const Data& d, const char* what) const {
 
 Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   check_usable();
-  if (bytes.data() == nullptr && !bytes.empty())
-    throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
-  const std::uint32_t index = graph_.add_handle(bytes.size(), name);
-  plan_.add(bytes.size(), name, 0, broadcast);  // entered on the head
-  handles_.push_back({bytes, std::move(name), static_cast<std::size_t>(owner)});
-  owners_.push_back(handles_.back().owner);
+  const std::uint32_t index = planner_.add_data(bytes, std::move(name), owner, broadcast);
+  handles_.push_back(bytes);
   return Data(id_, index, bytes.size());
 }
 
 void HeadState::enter(Data d) {
   check_usable();
   check_handle(d, "enter");
-  const Access write[] = {{d.index_, Mode::out}};
-  const std::uint64_t id = next_id_++;
-  const auto resolved = graph_.add_task(id, write, [&] { return "enter of '" + handles_[d.index_].name + "'"; });
-  const Key key{d.index_, resolved[0].written};
+  const Key key = planner_.enter(d.index_);
   Version& v = versions_[key];
   v = Version(&nodes_);
   v.produced = true;
-  events_.push_back({Event::enter, d.index_, id});
-  local_.store().put(key, Replica::borrowed(handles_[d.index_].buffer));
+  local_.store().put(key, Replica::borrowed(handles_[d.index_]));
   if (key.version > 1) release_if_unneeded({key.handle, key.version - 1});
 }
 
 void HeadState::read(Data d, bool exit) {
   check_usable();
   check_handle(d, exit ? "exit" : "read");
-  const Access access[] = {{d.index_, Mode::in}};
-  const auto resolved = graph_.add_task(next_id_++, access, [&] { return std::string(exit ? "exit" : "read"); });
-  const Key key{d.index_, resolved[0].read};
+  const Key key = planner_.read(d.index_, exit);
   ++versions_.at(key).readers_left;
-  events_.push_back({Event::read, static_cast<std::uint32_t>(reads_.size())});
   reads_.push_back({key, exit});
 }
 
 std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                 TaskOptions options) {
   check_usable();
-  const std::uint64_t id = next_id_;
-  const std::uint32_t kernel_id = kernels_.id(kernel, id);
-  std::vector<Access>& accesses = scratch_;
-  accesses.clear();
-  for (const Use& u : uses) {
-    if (!owns(u.data)) check_handle(u.data, (task_name(id, kernel) + ": a use").c_str());
-    accesses.push_back(access_of(u, u.data.index_));
-  }
-  const TaskInfo info{id, kernel, uses, options.priority, static_cast<int>(workers_)};
-  if (const auto w = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_))
-    options.worker = static_cast<int>(*w);
-  auto resolved = graph_.add_task(id, accesses, [&] { return task_name(id, kernel); });
-  ++next_id_;
-  if (trace::Recorder* recorder = trace::recorder()) {
-    const TaskTrace trace(recorder, id, kernel);
-    for (const Resolved& r : resolved) {
-      if (reads(r.mode)) trace.reads(r.maker);
-      if (writes(r.mode)) trace.writes({r.handle, r.written});
-    }
-  }
-  for (const Resolved& r : resolved) {
+  const Planner::Submitted task = planner_.submit(id_, kernel, uses, std::move(arguments), options);
+  for (const Resolved& r : task.resolved) {
     if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
     if (writes(r.mode)) {
       versions_[{r.handle, r.written}] = Version(&nodes_);
       if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
     }
   }
-  events_.push_back({Event::task, static_cast<std::uint32_t>(pending_.size())});
-  pending_.push_back({id, kernel_id, std::move(resolved), std::move(arguments), options});
-  return id;
+  return task.id;
 }
 
-// A wait() hands what was submitted since the last one to the workers, in five steps: schedule it, plan its
-// data (where each read finds its version, the broadcasts, the budgets of superseded versions), write each
-// worker's orders, send them, and ask for the values read() wants.
+// A wait() hands what was submitted since the last one to the workers: the planner schedules it and
+// plans its data (where each read finds its version, the broadcasts, the budgets of superseded versions);
+// then each worker's orders are written and sent, and the values read() wants asked for.
 void HeadState::dispatch() {
   const auto started = std::chrono::steady_clock::now();  // host CPU time, simulated or not
   trace::Recorder* recorder = trace::recorder();
   const double trace_started = recorder ? recorder->now() : 0;
-  const std::size_t tasks = pending_.size();
   Batch batch;
   batch.writers.resize(static_cast<std::size_t>(size_));
   batch.budgets.resize(static_cast<std::size_t>(size_));
-  const Plan plan = schedule_pending();
-  plan_data(plan, batch);
-  write_tasks(plan, batch);
-  send_batch(batch);
-  ask_read_backs();
-  pending_.clear();
-  reads_.clear();
-  events_.clear();
-  stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(tasks));
-}
-
-HeadState::Plan HeadState::schedule_pending() {
-  // The graph since the last wait, for the scheduler: tasks in submission order, and the
-  // read-after-write edges between them (what an earlier wait ran is done, and versions make the other
-  // kinds no constraint on execution).
-  BatchSchedule batch(workers_, settings_.lanes, plan_.size());
-  const auto bytes_of = [&](std::uint32_t h) { return graph_.bytes(h); };
-  for (const Event& e : events_) {
-    if (e.kind == Event::enter) batch.entered(e.index);
-    if (e.kind != Event::task) continue;
-    const Pending& p = pending_[e.index];
-    batch.task(p.id, p.accesses, estimates_.seconds(p.kernel, p.accesses, bytes_of), bytes_of,
-               static_cast<std::size_t>(std::max(p.options.worker.value_or(0), 0)));
-  }
-  auto [made, urgency, copies] =
-      batch.schedule(settings_.scheduler, [&](const Workload& w) { return schedule_link(settings_, w); }, settings_.link,
-                     settings_.trees == BroadcastTrees::planned, [&](std::size_t w) { return rank_of_worker(w); });
-  stats_.makespan_predicted = made.makespan;
-  Plan plan;
-  plan.order.resize(pending_.size());
-  std::iota(plan.order.begin(), plan.order.end(), std::size_t{0});
-  std::stable_sort(plan.order.begin(), plan.order.end(),
-                   [&](std::size_t a, std::size_t b) { return made.tasks[a].start < made.tasks[b].start; });
-  for (const Slot& t : made.tasks) plan.rank.push_back(rank_of_worker(t.worker));
-  plan.urgency = std::move(urgency);
-  plan.slots = std::move(made.tasks);
-  plan.copies = std::move(copies);
-  return plan;
-}
-
-void HeadState::plan_data(const Plan& plan, Batch& batch) {
-  // Every access resolved on the rank its task runs on, in submission order: held there, or from its
-  // maker; the versions read on two or more ranks lacking them become broadcasts once settled.
   batch_ = &batch;
+  placed_.clear();
   accesses_.clear();
-  access_at_.assign(pending_.size(), 0);
-  for (const Event& e : events_) {
-    if (e.kind == Event::enter) {
-      plan_.write(e.index, 0, e.id);
-    } else if (e.kind == Event::read) {
-      reads_[e.index].origin = plan_.datum(reads_[e.index].key.handle).replicas.origin;
-    } else {
-      const Pending& task = pending_[e.index];
-      const int rank = plan.rank[e.index];
-      access_at_[e.index] = accesses_.size();
-      const Slot& slot = plan.slots[e.index];
-      for (const Resolved& r : task.accesses) {
-        TaskAccess a = place_access(plan_, {r.handle, r.mode, r.written}, rank, task.id, plan.urgency[e.index],
-                                    slot.start, slot.finish);
-        // The head's read() takes no place in the plan: in place only where no read() waits for it either.
-        if (a.in_place) a.in_place = versions_.at(a.read).readers_left == 1;
-        accesses_.push_back(a);
-      }
-    }
-  }
-  plan_.end_batch();
+  reads_planned_ = 0;
+  Planner::Batch planned = planner_.end_batch(std::nullopt, stats_);
   batch_ = nullptr;
-  batch.broadcasts = order_broadcasts(batch.found, broadcasts_, stats_, plan_, settings_, std::nullopt, plan.copies);
+  if (planned.makespan) stats_.makespan_predicted = *planned.makespan;
+  batch.broadcasts = std::move(planned.broadcasts);
   for (const BroadcastOrder& b : batch.broadcasts)
     for (std::int32_t r : b.recipients) batch.received.emplace_back(r, b.key.packed());
   std::sort(batch.received.begin(), batch.received.end());
+  write_tasks(batch);
+  send_batch(batch);
+  ask_read_backs();
+  reads_.clear();
+  stats_.schedule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (recorder) recorder->span(trace::Kind::schedule, trace_started, static_cast<std::int64_t>(placed_.size()));
+}
+
+void HeadState::read(std::uint32_t handle, bool, std::uint64_t) {
+  reads_[reads_planned_++].origin = planner_.plan().datum(handle).replicas.origin;
+}
+
+void HeadState::placed(PlacedTask& task) {
+  placed_.push_back({task.id, task.kernel, task.rank, task.priority, task.start, accesses_.size(), task.accesses.size(),
+                     std::move(task.arguments)});
+  for (TaskAccess a : task.accesses) {
+    // The head's read() takes no place in the plan: in place only where no read() waits for it either.
+    if (a.in_place) a.in_place = versions_.at(a.read).readers_left == 1;
+    accesses_.push_back(a);
+  }
 }
 
 void HeadState::settled(const DataPlan::Settled& s) {
   Batch& batch = *batch_;
-  if (s.broadcast) batch.found.push_back(s.found());
   if (!s.superseded) return;
   const auto it = versions_.find(s.key);
   if (it == versions_.end()) return;  // released already: superseded before this dispatch, and done
@@ -233,28 +159,30 @@ void HeadState::settled(const DataPlan::Settled& s) {
 }
 
 std::span<const int> HeadState::holders(const Key& key, const Version& v) const {
-  if (plan_.latest(key)) return plan_.datum(key.handle).replicas.holders;
+  if (planner_.plan().latest(key)) return planner_.plan().datum(key.handle).replicas.holders;
   return {v.holders.data(), v.holders.size()};
 }
 
-void HeadState::write_tasks(const Plan& plan, Batch& batch) {
+void HeadState::write_tasks(Batch& batch) {
   // Each task's orders, in the schedule's order, its reads by a broadcast where one brings them.
   // The last batch is done (its wait() returned): its records make way for this one's.
-  running_first_ = pending_.empty() ? next_id_ : pending_.front().id;
-  running_.assign(next_id_ - running_first_, Running{});
+  std::vector<std::size_t> order(placed_.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return placed_[a].start < placed_[b].start; });
+  running_first_ = placed_.empty() ? planner_.next_id() : placed_.front().id;
+  running_.assign(planner_.next_id() - running_first_, Running{});
   running_keys_.clear();
-  for (std::size_t i : plan.order) {
-    Pending& task = pending_[i];
-    const int rank = plan.rank[i];
+  for (std::size_t i : order) {
+    Placed& task = placed_[i];
+    const int rank = task.rank;
     msg::TasksWriter& writer = batch.writers[static_cast<std::size_t>(rank)];
-    writer.task(task.id, kernels_.index_on(task.kernel, rank), task.options.priority,
-                static_cast<std::uint32_t>(task.accesses.size()));
+    writer.task(task.id, planner_.kernels().index_on(task.kernel, rank), task.priority, static_cast<std::uint32_t>(task.count));
     Running& running = running_[task.id - running_first_];
     running.rank = rank;
     running.kernel = task.kernel;
     running.keys = static_cast<std::uint32_t>(running_keys_.size());
-    for (std::size_t k = 0; k < task.accesses.size(); ++k) {
-      TaskAccess a = accesses_[access_at_[i] + k];
+    const auto accesses = std::span(accesses_).subspan(task.access, task.count);
+    for (TaskAccess a : accesses) {
       running.total_bytes += a.bytes;
       if (reads(a.mode)) {
         const std::pair<std::int32_t, std::uint64_t> mine{rank, a.read.packed()};
@@ -265,7 +193,7 @@ void HeadState::write_tasks(const Plan& plan, Batch& batch) {
       }
       writer.access(a);
     }
-    for (const TaskAccess& a : std::span(accesses_).subspan(access_at_[i], task.accesses.size()))
+    for (const TaskAccess& a : accesses)
       if (writes(a.mode)) {
         running_keys_.push_back({a.read.handle, a.written});
         ++running.writes;
@@ -317,7 +245,7 @@ void HeadState::send_batch(Batch& batch) {
 void HeadState::ask_read_backs() {
   for (const PendingRead& read : reads_) {
     const Replica* here = local_.store().find(read.key);
-    if (here && here->bytes.data() == handles_[read.key.handle].buffer.data()) {
+    if (here && here->bytes.data() == handles_[read.key.handle].data()) {
       land(read.key, read.exit);  // the entered value itself: the program's buffer holds it already
       continue;
     }
@@ -353,10 +281,10 @@ void HeadState::on_readback(const dyn::Channel::Arrival& a) {
   const auto waiting = readbacks_.find(key);
   if (waiting == readbacks_.end() || waiting->second.empty())
     throw Error(Errc::invalid_argument, "rank " + std::to_string(a.source) + " sent a value nobody asked for");
-  const std::span<std::byte> into = handles_.at(key.handle).buffer;
+  const std::span<std::byte> into = handles_.at(key.handle);
   if (a.payload != into.size())
     throw Error(Errc::truncated, "rank " + std::to_string(a.source) + " sent " + std::to_string(a.payload) +
-                                     " bytes of '" + handles_[key.handle].name + "', which has " +
+                                     " bytes of '" + planner_.graph().name(key.handle) + "', which has " +
                                      std::to_string(into.size()));
   const bool exit = waiting->second.front();
   waiting->second.pop_front();
@@ -380,7 +308,7 @@ void HeadState::on_done(const dyn::Channel::Arrival& a) {
     --running_left_;
     r->rank = -1;
     ++stats_.tasks;
-    estimates_.measured(r->kernel, r->total_bytes, seconds);
+    planner_.estimates().measured(r->kernel, r->total_bytes, seconds);
     const auto keys = std::span(running_keys_).subspan(r->keys, r->reads + r->writes);
     for (const Key& k : keys.subspan(r->reads)) {
       versions_.at(k).produced = true;
@@ -403,7 +331,7 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
     return;
   }
   const Running* r = running(task);
-  const std::string kernel = r ? kernels_.name(r->kernel) : "?";
+  const std::string kernel = r ? planner_.kernels().name(r->kernel) : "?";
   if (!failure_)
     failure_.emplace(Errc::task_failed,
                      task_name(task, kernel) + " failed on rank " + std::to_string(a.source) + ": " + what);
@@ -430,7 +358,7 @@ void HeadState::release_if_unneeded(const Key& key) {
   if (it == versions_.end()) return;
   Version& v = it->second;
   if (!v.produced || v.readers_left > 0) return;
-  if (graph_.version(key.handle) > key.version) {
+  if (planner_.graph().version(key.handle) > key.version) {
     // Superseded and read by everyone who will: no replica is needed any more.
     for (int holder : holders(key, v)) release(holder, key);
     versions_.erase(it);
@@ -438,9 +366,9 @@ void HeadState::release_if_unneeded(const Key& key) {
     // exit(): the program's buffer is the value again, and the workers' replicas go.
     for (int holder : holders(key, v))
       if (holder != 0) release(holder, key);
-    plan_.returned(key.handle, 0);
+    planner_.plan().returned(key.handle, 0);
     v.exited = false;
-    local_.store().put(key, Replica::borrowed(handles_[key.handle].buffer));
+    local_.store().put(key, Replica::borrowed(handles_[key.handle]));
   }
 }
 
@@ -469,7 +397,7 @@ void HeadState::wait() {
   check_usable();
   try {
     for (auto& t : last_heard_) t = LoopClock::now();
-    if (!pending_.empty() || !reads_.empty()) dispatch();
+    if (planner_.waiting()) dispatch();
     flush_releases();
     auto checked = LoopClock::now();
     Idle idle(settings_.idle_sleep, [this](std::chrono::nanoseconds d) { local_.wait(d); });
@@ -505,7 +433,7 @@ Statistics HeadState::statistics() const {
   s.fetches += local_.fetches();
   s.bytes_moved += local_.bytes_fetched();
   s.peak_bytes[0] = std::max<std::size_t>(s.peak_bytes[0], local_.store().peak_bytes());
-  complete_statistics(s, plan_, settings_, static_cast<int>(workers_), true);
+  complete_statistics(s, planner_.plan(), settings_, static_cast<int>(workers_), true);
   return s;
 }
 

@@ -2,13 +2,9 @@
 // versions of every datum and where their replicas are, and the tracking of tasks until done.
 #pragma once
 
-#include "broadcast.hpp"
 #include "coordinator.hpp"
-#include "data_plan.hpp"
-#include "estimates.hpp"
-#include "forwarding.hpp"
 #include "free_lists.hpp"
-#include "graph.hpp"
+#include "planner.hpp"
 #include "protocol/messages.hpp"
 #include "worker.hpp"
 
@@ -29,7 +25,7 @@
 
 namespace herald::runtime::detail {
 
-class HeadState final : public Coordinator {
+class HeadState final : public Coordinator, PlanSink {
  public:
   // `kernel_names[rank]`: the kernels each rank registered, in its own order.
   HeadState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
@@ -41,8 +37,8 @@ class HeadState final : public Coordinator {
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                        TaskOptions options) override;
   void wait() override;
-  std::uint64_t next_task() const noexcept override { return next_id_; }
-  bool has_value(const Data& d) const noexcept override { return owns(d) && graph_.version(d.index_) > 0; }
+  std::uint64_t next_task() const noexcept override { return planner_.next_id(); }
+  bool has_value(const Data& d) const noexcept override { return owns(d) && planner_.has_value(d.index_); }
 
   int workers() const noexcept override { return static_cast<int>(workers_); }
   Statistics statistics() const override;
@@ -53,29 +49,21 @@ class HeadState final : public Coordinator {
   }
 
  private:
-  struct HandleInfo {
-    std::span<std::byte> buffer;
-    std::string name;
-    std::size_t owner = 0;  // the worker owning it (Scheduler::owner)
-  };
-  struct Pending {
+  // A task the planner placed in this batch: its orders, once the batch's broadcasts are known.
+  struct Placed {
     std::uint64_t id;
-    std::uint32_t kernel;  // into kernels_
-    std::vector<Resolved> accesses;
+    std::uint32_t kernel;  // into the kernel table
+    int rank;
+    int priority;
+    double start;        // in the batch's schedule: orders go in this order
+    std::size_t access;  // its accesses in accesses_
+    std::size_t count;
     Arguments arguments;
-    TaskOptions options;
   };
   struct PendingRead {
     Key key;
     bool exit;
     int origin = 0;  // where the value is, once the dispatch has planned it
-  };
-  // What the program asked since the last wait(), in its order: the dispatch plans data in this order
-  // (versions follow submission order whatever the schedule).
-  struct Event {
-    enum Kind : std::uint8_t { enter, read, task } kind;
-    std::uint32_t index;  // enter: the handle; read: into reads_; task: into pending_
-    std::uint64_t id = 0;  // enter: its number
   };
   // The records below come and go with every version and task: they and their lists take their memory
   // from nodes_ (allocator-aware, so the tables hand it to them), not from the heap each time.
@@ -117,27 +105,20 @@ class HeadState final : public Coordinator {
   void check_usable() const;
   bool owns(const Data& d) const noexcept { return d.owner_ == id_ && d.index_ < handles_.size(); }
   void check_handle(const Data& d, const char* what) const;
-  int rank_of_worker(std::size_t worker) const noexcept { return workers_ == 1 && size_ == 1 ? 0 : static_cast<int>(worker) + 1; }
   // dispatch() and its steps.
-  struct Plan {
-    std::vector<std::size_t> order;  // pending_ indices in schedule order
-    std::vector<int> rank;           // per pending_ index, the rank that runs it
-    std::vector<int> urgency;        // per pending_ index, its critical-path priority: its reads travel with it
-    std::vector<Slot> slots;         // per pending_ index, when the schedule runs it
-    PlannedCopies copies;            // the schedule's copies of the versions the batch makes
-  };
   struct Batch {
     std::vector<msg::TasksWriter> writers;  // per rank
-    std::vector<FoundBroadcast> found;      // by the data plan, as versions settle
     std::vector<std::vector<Budget>> budgets;  // per rank
     std::vector<std::pair<std::int32_t, std::uint64_t>> received;  // (rank, packed version) a broadcast brings, sorted
     std::vector<BroadcastOrder> broadcasts;
   };
   void dispatch();
-  Plan schedule_pending();
-  void plan_data(const Plan& plan, Batch& batch);
-  void settled(const DataPlan::Settled& s);
-  void write_tasks(const Plan& plan, Batch& batch);
+  // The planner's sink (PlanSink): what the dispatch plans, in submission order.
+  void entered(const Key&, int) override {}
+  void read(std::uint32_t handle, bool exit, std::uint64_t id) override;
+  void placed(PlacedTask& task) override;
+  void settled(const DataPlan::Settled& s) override;
+  void write_tasks(Batch& batch);
   void send_batch(Batch& batch);
   void ask_read_backs();
   // The ranks holding `key` (the latest version: as planned so far).
@@ -156,25 +137,18 @@ class HeadState final : public Coordinator {
 
   dyn::Channel& channel_;
   Worker& local_;
-  KernelTable kernels_;
-  Estimates estimates_{kernels_};  // with the measured run times of finished tasks
   ControlSettings settings_;
   std::uint64_t id_;
   int size_;
   std::size_t workers_;
 
-  GraphRecord graph_;
-  DataPlan plan_;
+  Planner planner_;  // its estimates with the measured run times of finished tasks
   Batch* batch_ = nullptr;  // the dispatch's, while it plans data
-  std::vector<Event> events_;
-  std::vector<TaskAccess> accesses_;      // the dispatch's, per pending task from access_at_
-  std::vector<std::size_t> access_at_;
-  std::vector<HandleInfo> handles_;
-  std::vector<std::size_t> owners_;  // handles_[i].owner, as a span for chosen_worker
-  std::vector<Pending> pending_;
-  std::vector<Access> scratch_;  // a submit's accesses, kept to spare an allocation per task
+  std::vector<Placed> placed_;        // the dispatch's, in submission order
+  std::vector<TaskAccess> accesses_;  // theirs
+  std::vector<std::span<std::byte>> handles_;  // the program's buffers
   std::vector<PendingRead> reads_;
-  std::uint64_t next_id_ = 0;
+  std::size_t reads_planned_ = 0;  // the dispatch's: reads_ the planner has reached
   FreeLists nodes_{4096};  // before the tables that use it, so that it outlives them
   std::pmr::unordered_map<Key, Version, KeyHash> versions_{&nodes_};
   std::vector<Running> running_;  // this batch's, by task number - running_first_
@@ -192,7 +166,6 @@ class HeadState final : public Coordinator {
   bool broken_ = false;
   bool lost_ = false;
   Statistics stats_;
-  BroadcastNumbering broadcasts_;
   // Synchronised broadcasts: recipients that have not reported the data yet, and who gets the go.
   std::unordered_map<std::uint64_t, std::pair<std::size_t, std::vector<std::int32_t>>> awaiting_go_;
 };

@@ -1,10 +1,8 @@
 #include "replicated.hpp"
 
-#include "batch_schedule.hpp"
+#include "broadcasts/strategy.hpp"
 #include "idle.hpp"
-#include "mapping.hpp"
 #include "protocol/post.hpp"
-#include "task_trace.hpp"
 
 #include <herald/tracing.hpp>
 
@@ -35,9 +33,12 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
                                  ControlSettings settings, std::uint64_t id)
     : channel_(channel), local_(local),
       agreement_(channel.comm(), statistic_fields + static_cast<std::size_t>(channel.size())),
-      kernels_(kernel_names, kernels, 0), settings_(std::move(settings)), id_(id),
-      rank_(channel.rank()), size_(channel.size()), read_kernel_(kernels_.id(settings_.read_kernel, 0)),
-      plan_(settings_.broadcast != BroadcastStrategy::nobcast, [this](const DataPlan::Settled& s) { settled(s); }) {
+      settings_(std::move(settings)), id_(id), rank_(channel.rank()), size_(channel.size()),
+      planner_(kernels, kernel_names, settings_,
+               {.ranks = size_, .workers = static_cast<std::size_t>(size_), .first_worker = 0, .entered_on_owner = true,
+                .schedule_all = false, .traced_rank = rank_},
+               settings_.broadcast != BroadcastStrategy::nobcast, *this),
+      read_kernel_(planner_.kernels().id(settings_.read_kernel, 0)) {
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
   channel_.on(lost_handler, [this](const auto& a) { on_lost(a); });
@@ -66,13 +67,8 @@ void ReplicatedState::mix(std::uint64_t value) noexcept {
 
 Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   check_usable();
-  if (bytes.data() == nullptr && !bytes.empty())
-    throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
-  const auto index = static_cast<std::uint32_t>(handles_.size());
+  const std::uint32_t index = planner_.add_data(bytes, std::move(name), owner, broadcast);
   handles_.push_back({bytes});
-  graph_.add_handle(bytes.size(), name);
-  plan_.add(bytes.size(), std::move(name), owner, broadcast);
-  owners_.push_back(static_cast<std::size_t>(owner));
   mix(0xda7a);
   mix(bytes.size());
   mix(static_cast<std::uint64_t>(owner + 1));
@@ -84,34 +80,23 @@ void ReplicatedState::enter(Data d) {
   handle(d, "enter");
   mix(0xe7e7);
   mix(d.index_);
-  const std::uint64_t id = next_id_++;
-  graph_.add_task(id, std::array{Access{d.index_, Mode::out}});
-  if (settings_.scheduler == Scheduler::heft) return deferred_.push_back({Deferred::enter, id, 0, {{d.index_, Mode::out}}, {}, {}});
-  apply_enter(d.index_, id);
+  planner_.enter(d.index_);
 }
 
-void ReplicatedState::apply_enter(std::uint32_t index, std::uint64_t id) {
-  const int owner = plan_.datum(index).owner;
-  const Key key = plan_.write(index, owner, id);
-  if (owner == rank_) local_.store().put(key, Replica::borrowed(handles_[index].buffer));
+void ReplicatedState::entered(const Key& key, int rank) {
+  if (rank == rank_) local_.store().put(key, Replica::borrowed(handles_[key.handle].buffer));
 }
 
 void ReplicatedState::read(Data d, bool exit) {
   check_usable();
   handle(d, exit ? "exit" : "read");
-  if (!graph_.has_value(d.index_))
-    throw Error(Errc::invalid_argument, no_value_yet(exit ? "exit" : "read", plan_.datum(d.index_).name));
+  // One task number per rank's copy, so that every task of a trace has its own.
+  planner_.read(d.index_, exit, static_cast<std::uint64_t>(size_));
   mix(exit ? 0xe1e1 : 0x4ead);
   mix(d.index_);
-  // One task number per rank's copy, so that every task of a trace has its own.
-  const std::uint64_t id = next_id_;
-  next_id_ += static_cast<std::uint64_t>(size_);
-  if (settings_.scheduler == Scheduler::heft)
-    return deferred_.push_back({exit ? Deferred::exit : Deferred::read, id, 0, {{d.index_, Mode::in}}, {}, {}});
-  apply_read(d.index_, exit, id);
 }
 
-void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t id) {
+void ReplicatedState::read(std::uint32_t index, bool exit, std::uint64_t id) {
   // One task per rank, each copying the version into that rank's own buffer; where the rank holds the very
   // buffer (the owner, its entered value) the copy is skipped.
   Handle& h = handles_[index];
@@ -122,7 +107,7 @@ void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t i
       where = arguments(reinterpret_cast<std::uintptr_t>(h.buffer.data()));
       ++copies_;
     }
-    place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, 0, r, 0, 0);
+    planner_.place(id + static_cast<std::uint64_t>(r), read_kernel_, access, std::move(where), 0, 0, r, 0, 0, false);
   }
   if (exit && !h.exit) exits_.push_back(index);
   h.exit = h.exit || exit;
@@ -131,63 +116,30 @@ void ReplicatedState::apply_read(std::uint32_t index, bool exit, std::uint64_t i
 std::uint64_t ReplicatedState::submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                                       TaskOptions options) {
   check_usable();
-  const std::uint64_t id = next_id_;
-  const std::uint32_t k = kernels_.id(kernel, id);
-  // Every check before anything is recorded, as the head does: a refused task leaves no trace.
-  scratch_.clear();
-  for (const Use& u : uses) {
-    // A handle of another runtime gets an index past this one's handles, refused below.
-    const bool ours = u.data.owner_ == id_;
-    scratch_.push_back(access_of(u, ours ? u.data.index_ : static_cast<std::uint32_t>(handles_.size())));
-  }
-  graph_.check(scratch_, [&] { return task_name(id, kernel); });
-  const TaskInfo info{id, kernel, uses, options.priority, size_};
-  std::optional<std::size_t> worker = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_);
-  if (settings_.scheduler == Scheduler::round_robin) worker = batch_tasks_ % static_cast<std::uint64_t>(size_);
-  ++next_id_;
-  ++batch_tasks_;
-  mix(k);
-  for (const Access& a : scratch_)
+  const Planner::Submitted task = planner_.submit(id_, kernel, uses, std::move(arguments), options);
+  mix(task.kernel);
+  for (const Access& a : task.accesses)
     mix((std::uint64_t{a.closes} << 40) | (std::uint64_t{a.handle} << 3) | static_cast<std::uint64_t>(a.mode));
-  graph_.add_task(id, scratch_);
-  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(options.priority)) << 32 | (worker ? *worker : 0xffffffffU));
-  if (!worker) {
-    deferred_.push_back({Deferred::task, id, k, scratch_, std::move(arguments), options});
-    return id;
-  }
-  // Placed at submission, before the tasks after it are known: its reads travel with its own priority.
-  place(id, k, scratch_, std::move(arguments), options.priority, options.priority, static_cast<int>(*worker), 0, 0);
-  return id;
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(options.priority)) << 32 |
+      (task.worker ? *task.worker : 0xffffffffU));
+  return task.id;
 }
 
-void ReplicatedState::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses,
-                            Arguments arguments, int priority, int urgency, int rank, double start, double finish) {
-  const bool mine = rank == rank_;
-  TaskOrder* order = nullptr;
-  if (mine) {
-    orders_.push_back({id, kernels_.index_on(kernel, rank_), priority, local_.spare_accesses(), std::move(arguments)});
-    order = &orders_.back();
-    order->accesses.reserve(accesses.size());
-    starts_.push_back(start);
-  }
-  // The trace's record of a task is made where it runs, as the head records every task.
-  const TaskTrace trace(mine && kernel != read_kernel_ ? trace::recorder() : nullptr, id, kernels_.name(kernel));
-  for (const Access& a : accesses) {
-    if (reads(a.mode)) trace.reads(plan_.datum(a.handle).made_by);
-    const TaskAccess t = place_access(plan_, a, rank, id, urgency, start, finish);
-    if (writes(a.mode)) trace.writes({a.handle, t.written});
-    if (mine) order->accesses.push_back(t);
-  }
+void ReplicatedState::placed(PlacedTask& task) {
+  if (task.rank != rank_) return;
+  TaskOrder& order = orders_.emplace_back(TaskOrder{task.id, planner_.kernels().index_on(task.kernel, rank_), task.priority,
+                                                    local_.spare_accesses(), std::move(task.arguments)});
+  order.accesses.assign(task.accesses.begin(), task.accesses.end());
+  starts_.push_back(task.start);
 }
 
 void ReplicatedState::settled(const DataPlan::Settled& s) {
   const Replicas& r = s.replicas;
-  if (s.broadcast) found_.push_back(s.found());
   // A small version travels inside one frame, as an eager MPI message does: its maker sends it to each
   // reader as soon as it is made instead of waiting to be asked (a message less, and no round trip when
   // the reader asks late). Larger ones are fetched when a task needs them, so that early copies do not
   // take the links and memory from what is needed first.
-  if (!s.broadcast && plan_.datum(s.key.handle).bytes <= push_bytes) {
+  if (!s.broadcast && planner_.plan().datum(s.key.handle).bytes <= push_bytes) {
     if (r.origin == rank_)
       for (int to : r.recipients) pushes_.push_back({s.key, to});
     else if (contains(r.recipients, rank_))
@@ -195,45 +147,6 @@ void ReplicatedState::settled(const DataPlan::Settled& s) {
   }
   // This rank's uses of a version nobody will read again: the replica goes once they are done.
   if (s.superseded && r.holds(rank_)) budgets_.push_back({s.key, s.uses(rank_)});
-}
-
-void ReplicatedState::schedule_deferred() {
-  // The graph since the last wait, as the head builds it (enter and read are not tasks to place; they keep
-  // their place in the order).
-  BatchSchedule batch(static_cast<std::size_t>(size_), settings_.lanes, plan_.size());
-  std::vector<std::size_t> task_of(deferred_.size(), 0);  // entry -> its row in the workload
-  const auto bytes_of = [&](std::uint32_t h) { return plan_.datum(h).bytes; };
-  for (std::size_t i = 0; i < deferred_.size(); ++i) {
-    const Deferred& d = deferred_[i];
-    if (d.kind == Deferred::enter) batch.entered(d.accesses[0].handle);
-    if (d.kind == Deferred::task) task_of[i] = batch.task(d.id, d.accesses, estimates_.seconds(d.kernel, d.accesses, bytes_of), bytes_of);
-  }
-  auto [plan, urgency, copies] =
-      batch.schedule(Scheduler::heft, [&](const Workload& w) { return schedule_link(settings_, w); }, settings_.link,
-                     settings_.trees == BroadcastTrees::planned, [](std::size_t w) { return static_cast<int>(w); });
-  planned_ = std::move(copies);
-  stats_.makespan_predicted = plan.makespan;
-  // Versions follow submission order whatever the schedule; this rank's tasks then start in planned order.
-  for (std::size_t i = 0; i < deferred_.size(); ++i) {
-    Deferred& d = deferred_[i];
-    if (d.kind == Deferred::enter) {
-      apply_enter(d.accesses[0].handle, d.id);
-    } else if (d.kind != Deferred::task) {
-      apply_read(d.accesses[0].handle, d.kind == Deferred::exit, d.id);
-    } else {
-      const Slot& slot = plan.tasks[task_of[i]];
-      place(d.id, d.kernel, d.accesses, std::move(d.arguments), d.options.priority, urgency[task_of[i]],
-            static_cast<int>(slot.worker), slot.start, slot.finish);
-    }
-  }
-  deferred_.clear();
-  std::vector<std::size_t> by_start(orders_.size());
-  std::iota(by_start.begin(), by_start.end(), std::size_t{0});
-  std::stable_sort(by_start.begin(), by_start.end(), [&](std::size_t a, std::size_t b) { return starts_[a] < starts_[b]; });
-  std::vector<TaskOrder> sorted;
-  sorted.reserve(orders_.size());
-  for (std::size_t i : by_start) sorted.push_back(std::move(orders_[i]));
-  orders_ = std::move(sorted);
 }
 
 template <class Done>
@@ -324,9 +237,19 @@ void ReplicatedState::wait() {
     const auto started = std::chrono::steady_clock::now();  // host CPU time, simulated or not
     trace::Recorder* recorder = trace::recorder();
     const double trace_started = recorder ? recorder->now() : 0;
-    const std::size_t tasks = batch_tasks_;
-    if (!deferred_.empty()) schedule_deferred();
-    plan_.end_batch();
+    const std::uint64_t tasks = planner_.batch_tasks();
+    Planner::Batch planned = planner_.end_batch(rank_, stats_);
+    if (planned.makespan) {
+      stats_.makespan_predicted = *planned.makespan;
+      // This rank's tasks start in the schedule's order.
+      std::vector<std::size_t> by_start(orders_.size());
+      std::iota(by_start.begin(), by_start.end(), std::size_t{0});
+      std::stable_sort(by_start.begin(), by_start.end(), [&](std::size_t a, std::size_t b) { return starts_[a] < starts_[b]; });
+      std::vector<TaskOrder> sorted;
+      sorted.reserve(orders_.size());
+      for (std::size_t i : by_start) sorted.push_back(std::move(orders_[i]));
+      orders_ = std::move(sorted);
+    }
     heard_ = told_ = LoopClock::now();
     // Before any byte moves: the same work on every rank, or none of it runs.
     if (!agree(Sync::wait_start, fingerprint_))
@@ -334,8 +257,7 @@ void ReplicatedState::wait() {
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
     // Every rank found the same broadcasts and numbers them alike; each keeps those it takes part in.
-    std::vector<BroadcastOrder> broadcasts = order_broadcasts(found_, broadcasts_, stats_, plan_, settings_, rank_, planned_);
-    planned_.clear();
+    const std::vector<BroadcastOrder>& broadcasts = planned.broadcasts;
     // A broadcast's copy and a small version come unasked; anything else is fetched from its maker when
     // a task needs it.
     received_.clear();  // packed keys, sorted: a reused vector, where a set would allocate per wait()
@@ -364,7 +286,6 @@ void ReplicatedState::wait() {
     pushes_.clear();
     pushed_here_.clear();
     fingerprint_ = 0;
-    batch_tasks_ = 0;
 
     serve_until([&] { return local_.unfinished() == 0 || failed_somewhere_; });
     // Once every rank is here, every task ran and every transfer landed; the same reduction sums the
@@ -391,11 +312,11 @@ void ReplicatedState::wait() {
     for (std::uint32_t index : exits_) {
       Handle& h = handles_[index];
       h.exit = false;
-      const DataPlan::Datum& datum = plan_.datum(index);
+      const DataPlan::Datum& datum = planner_.plan().datum(index);
       const Key key{index, datum.version};
       local_.store().release(key);
       if (datum.owner == rank_) local_.store().put(key, Replica::borrowed(h.buffer));
-      plan_.returned(index, datum.owner);
+      planner_.plan().returned(index, datum.owner);
     }
     exits_.clear();
   } catch (...) {
@@ -413,7 +334,7 @@ void ReplicatedState::leave() {
 
 Statistics ReplicatedState::statistics() const {
   Statistics s = stats_;
-  complete_statistics(s, plan_, settings_, size_, false);
+  complete_statistics(s, planner_.plan(), settings_, size_, false);
   return s;
 }
 

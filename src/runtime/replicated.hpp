@@ -11,13 +11,9 @@
 // every wait(); a rank whose neighbour falls silent reports it lost, as the head does without a heartbeat.
 #pragma once
 
-#include "broadcast.hpp"
-#include "coordinator.hpp"
-#include "data_plan.hpp"
-#include "estimates.hpp"
-#include "forwarding.hpp"
-#include "kernels.hpp"
 #include "agreement.hpp"
+#include "coordinator.hpp"
+#include "planner.hpp"
 #include "protocol/messages.hpp"
 #include "worker.hpp"
 
@@ -31,7 +27,7 @@
 
 namespace herald::runtime::detail {
 
-class ReplicatedState final : public Coordinator {
+class ReplicatedState final : public Coordinator, PlanSink {
  public:
   ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                   const std::vector<std::vector<std::string>>& kernel_names, ControlSettings settings, std::uint64_t id);
@@ -42,9 +38,9 @@ class ReplicatedState final : public Coordinator {
   std::uint64_t submit(std::string_view kernel, std::span<const Use> uses, Arguments arguments,
                        TaskOptions options) override;
   void wait() override;
-  std::uint64_t next_task() const noexcept override { return next_id_; }
+  std::uint64_t next_task() const noexcept override { return planner_.next_id(); }
   bool has_value(const Data& d) const noexcept override {
-    return d.owner_ == id_ && d.index_ < handles_.size() && graph_.has_value(d.index_);
+    return d.owner_ == id_ && d.index_ < handles_.size() && planner_.has_value(d.index_);
   }
   int workers() const noexcept override { return size_; }
   Statistics statistics() const override;
@@ -64,30 +60,16 @@ class ReplicatedState final : public Coordinator {
     std::span<std::byte> buffer;  // this rank's
     bool exit = false;            // exit() asked: the owner's buffer becomes the value again
   };
-  // What the program asked, kept until wait() where the scheduler needs the whole graph (heft).
-  struct Deferred {
-    enum Kind { task, enter, read, exit } kind;
-    std::uint64_t id;
-    std::uint32_t kernel;
-    std::vector<Access> accesses;
-    Arguments arguments;
-    TaskOptions options;
-  };
   enum class Sync : std::uint64_t { wait_start = 1, wait_end = 2, leave = 3 };
 
   void check_usable() const;
   Handle& handle(const Data& d, const char* what);
   void mix(std::uint64_t value) noexcept;
-  void apply_enter(std::uint32_t index, std::uint64_t id);
-  void apply_read(std::uint32_t index, bool exit, std::uint64_t id);
-  // Resolves one task (submission order) run by `rank`: every rank's records; this rank's order if its own.
-  // `urgency`: the priority its reads travel with (its critical-path priority where the graph is known);
-  // `start` and `finish`: its times in the batch's schedule, where there is one (else 0).
-  void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
-             int priority, int urgency, int rank, double start, double finish);
-  // A version has had all its reads of this batch (superseded: and all it will have).
-  void settled(const DataPlan::Settled& s);
-  void schedule_deferred();
+  // The planner's sink (PlanSink): every rank's tasks, in submission order; this rank keeps its own.
+  void entered(const Key& key, int rank) override;
+  void read(std::uint32_t handle, bool exit, std::uint64_t id) override;
+  void placed(PlacedTask& task) override;
+  void settled(const DataPlan::Settled& s) override;
   // Runs the worker and the channel until `done`, telling the next rank it is alive and watching the one
   // before; throws worker_lost when that one has been silent past the timeout.
   template <class Done>
@@ -102,33 +84,24 @@ class ReplicatedState final : public Coordinator {
   dyn::Channel& channel_;
   Worker& local_;
   Agreement agreement_;
-  KernelTable kernels_;
-  Estimates estimates_{kernels_};  // never measured here: see Estimates::measured
   ControlSettings settings_;
   std::uint64_t id_;
   int rank_;
   int size_;
+  // Every task placed at submission but heft's, at wait(); estimates never measured here (see
+  // Estimates::measured).
+  Planner planner_;
   std::uint32_t read_kernel_;
 
-  GraphRecord graph_;  // as submitted; plan_ as placed (heft places at wait())
-  DataPlan plan_;
   std::vector<Handle> handles_;
-  std::vector<std::size_t> owners_;  // per handle, its owner (a worker is a rank here)
-  std::uint64_t next_id_ = 0;
-  std::uint64_t batch_tasks_ = 0;      // tasks submitted since the last wait() (round_robin)
   std::uint64_t fingerprint_ = 0;      // of everything submitted since the last wait()
   std::vector<std::uint32_t> exits_;    // handles exit() named since the last wait()
-  std::vector<Deferred> deferred_;
   std::vector<TaskOrder> orders_;       // this rank's tasks since the last wait()
   std::vector<double> starts_;          // their planned starts (heft), to order them
   std::vector<std::pair<Key, std::uint32_t>> budgets_;
-  std::vector<FoundBroadcast> found_;
-  PlannedCopies planned_;  // the last schedule's copies (order_broadcasts' planned trees)
   std::vector<std::pair<Key, int>> pushes_;  // small versions this rank makes, and a rank to send each to
   std::vector<Key> pushed_here_;             // small versions made elsewhere that are sent here unasked
   std::vector<std::uint64_t> received_;      // wait(): the versions that come here unasked, packed, sorted
-  std::vector<Access> scratch_;         // a submit's accesses, kept to spare an allocation per task
-  BroadcastNumbering broadcasts_;
   std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out
 
   std::optional<Error> failure_;

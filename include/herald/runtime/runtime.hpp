@@ -55,6 +55,7 @@ namespace detail {
 class HeadState;
 class ReplicatedState;
 class Lowering;
+class Planner;
 }
 class Head;
 
@@ -72,6 +73,7 @@ class Data {
   friend class detail::HeadState;
   friend class detail::ReplicatedState;
   friend class detail::Lowering;
+  friend class detail::Planner;
   friend class Head;
   Data(std::uint64_t owner, std::uint32_t index, std::size_t bytes) : owner_(owner), index_(index), bytes_(bytes) {}
   std::uint64_t owner_ = 0;
