@@ -5,7 +5,10 @@
 
 #include "graph.hpp"
 
-#include <herald/runtime/runtime.hpp>
+#include <herald/dyn/shape.hpp>
+#include <herald/runtime/task.hpp>
+
+#include <functional>
 
 #include <cstdint>
 #include <exception>
@@ -25,6 +28,9 @@ inline Access access_of(const Use& u, std::uint32_t handle) {
   return {handle, u.mode, u.mode == Mode::commute ? static_cast<std::uint32_t>(u.bytes) : 0};
 }
 
+// The tree shape and segment the dynamic broadcast takes for this many recipients and bytes.
+using ShapeOf = std::function<dyn::Shape(int recipients, std::size_t bytes)>;
+
 // How a control runs, from the runtime's options: the same for both.
 struct ControlSettings {
   Scheduler scheduler = Scheduler::heft;
@@ -38,7 +44,8 @@ struct ControlSettings {
   bool log = false;             // HERALD_RUNTIME_LOG: one line per broadcast on stderr
   BroadcastTrees trees = BroadcastTrees::dyn;  // who forwards dynbcast's broadcasts
   double idle_sleep = 50e-6;    // the longest sleep of wait()'s loop when idle (see idle.hpp)
-  dyn::Endpoint* endpoint = nullptr;  // prices the dynamic broadcast's shapes for `auto`
+  dyn::Endpoint* endpoint = nullptr;  // carries the dynamic broadcast's broadcasts (the worker's)
+  ShapeOf shape;                      // prices their shapes (the endpoint's Endpoint::shape), for `auto`
   std::string read_kernel;      // replicated control: the internal kernel that copies a version into a program's buffer
 };
 

@@ -1,5 +1,5 @@
 #include "head.hpp"
-#include "broadcasts/strategy.hpp"
+#include "broadcasts/ordering.hpp"
 #include "idle.hpp"
 #include "protocol/post.hpp"
 
@@ -26,7 +26,7 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
       // (rank 0 alone runs them too).
       planner_(kernels, kernel_names, settings_,
                {.ranks = size_, .workers = workers_, .first_worker = size_ == 1 ? 0 : 1, .entered_on_owner = false,
-                .schedule_all = true, .traced_rank = std::nullopt},
+                .schedule_all = true, .traced_rank = std::nullopt, .recorder = &trace::recorder},
                settings_.broadcast != BroadcastStrategy::nobcast && size_ > 2, *this) {
   outstanding_.assign(static_cast<std::size_t>(size_), 0);
   last_heard_.assign(static_cast<std::size_t>(size_), LoopClock::now());
@@ -61,9 +61,9 @@ void HeadState::check_handle(const Data& d, const char* what) const {
 
 Data HeadState::data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   check_usable();
-  const std::uint32_t index = planner_.add_data(bytes, std::move(name), owner, broadcast);
+  const Data d = planner_.add_data(id_, bytes, std::move(name), owner, broadcast);
   handles_.push_back(bytes);
-  return Data(id_, index, bytes.size());
+  return d;
 }
 
 void HeadState::enter(Data d) {

@@ -2,7 +2,7 @@
 // once per submit by both modes of control.
 #pragma once
 
-#include <herald/runtime/runtime.hpp>
+#include <herald/runtime/task.hpp>
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // Scheduler::owner). The same rule in both modes of control.
 #pragma once
 
-#include <herald/runtime/runtime.hpp>
+#include <herald/runtime/task.hpp>
 
 #include <cstddef>
 #include <optional>

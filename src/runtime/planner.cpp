@@ -1,12 +1,11 @@
 #include "planner.hpp"
 
 #include "batch_schedule.hpp"
-#include "broadcasts/strategy.hpp"
+#include "broadcasts/ordering.hpp"
 #include "mapping.hpp"
 #include "task_trace.hpp"
 
 #include <herald/error.hpp>
-#include <herald/tracing.hpp>
 
 #include <array>
 
@@ -20,13 +19,13 @@ Planner::Planner(const std::vector<KernelEntry>& kernels, const std::vector<std:
         sink_.settled(s);
       }) {}
 
-std::uint32_t Planner::add_data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
+Data Planner::add_data(std::uint64_t runtime, std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   if (bytes.data() == nullptr && !bytes.empty())
     throw Error(Errc::invalid_buffer, "data '" + name + "': a null buffer of " + std::to_string(bytes.size()) + " bytes");
   const std::uint32_t index = graph_.add_handle(bytes.size(), name);
   plan_.add(bytes.size(), std::move(name), shape_.entered_on_owner ? owner : 0, broadcast);
   owners_.push_back(static_cast<std::size_t>(owner));
-  return index;
+  return Data(runtime, index, bytes.size());
 }
 
 Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kernel, std::span<const Use> uses,
@@ -47,7 +46,7 @@ Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kerne
   resolved_.clear();
   graph_.add_task(id, accesses_, &resolved_);
   if (!shape_.traced_rank)
-    if (trace::Recorder* recorder = trace::recorder()) {
+    if (trace::Recorder* recorder = shape_.recorder ? shape_.recorder() : nullptr) {
       const TaskTrace trace(recorder, id, kernel);
       for (const Resolved& r : resolved_) {
         if (reads(r.mode)) trace.reads(r.maker);
@@ -103,7 +102,7 @@ void Planner::place(std::uint64_t id, std::uint32_t kernel, std::span<const Acce
                     int priority, int urgency, int rank, double start, double finish, bool traced) {
   // The trace's record of a task is made where it runs, when a control records only its own.
   const bool here = traced && shape_.traced_rank == rank;
-  const TaskTrace trace(here ? trace::recorder() : nullptr, id, kernels_.name(kernel));
+  const TaskTrace trace(here && shape_.recorder ? shape_.recorder() : nullptr, id, kernels_.name(kernel));
   placed_.clear();
   for (const Access& a : accesses) {
     if (reads(a.mode)) trace.reads(plan_.datum(a.handle).made_by);

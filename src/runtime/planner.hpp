@@ -13,7 +13,8 @@
 #include "graph.hpp"
 #include "kernels.hpp"
 
-#include <herald/runtime/runtime.hpp>
+#include <herald/runtime/task.hpp>
+#include <herald/trace.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,8 @@ struct PlannerShape {
   bool schedule_all = false;
   // The trace records the tasks placed on this rank, as they are placed; unset: every task, at submission.
   std::optional<int> traced_rank;
+  // The recorder the trace's records go to when called (trace::recorder), or none.
+  trace::Recorder* (*recorder)() noexcept = nullptr;
 };
 
 // A task placed on a rank, as the planner tells its control.
@@ -66,9 +69,9 @@ class Planner {
   Planner(const std::vector<KernelEntry>& kernels, const std::vector<std::vector<std::string>>& kernel_names,
           const ControlSettings& settings, PlannerShape shape, bool broadcasts, PlanSink& sink);
 
-  // A new datum of `bytes`, owned by worker `owner` (Scheduler::owner; a rank under replicated control).
-  // Throws herald::Error for a null buffer of some bytes.
-  std::uint32_t add_data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast);
+  // A new datum of `bytes`, owned by worker `owner` (Scheduler::owner; a rank under replicated control),
+  // and its handle, of runtime `runtime`. Throws herald::Error for a null buffer of some bytes.
+  Data add_data(std::uint64_t runtime, std::span<std::byte> bytes, std::string name, int owner, bool broadcast);
   bool has_value(std::uint32_t handle) const { return graph_.has_value(handle); }
   std::size_t handles() const noexcept { return graph_.handles(); }
 

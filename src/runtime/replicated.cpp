@@ -1,6 +1,6 @@
 #include "replicated.hpp"
 
-#include "broadcasts/strategy.hpp"
+#include "broadcasts/ordering.hpp"
 #include "idle.hpp"
 #include "protocol/post.hpp"
 
@@ -36,7 +36,7 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
       settings_(std::move(settings)), id_(id), rank_(channel.rank()), size_(channel.size()),
       planner_(kernels, kernel_names, settings_,
                {.ranks = size_, .workers = static_cast<std::size_t>(size_), .first_worker = 0, .entered_on_owner = true,
-                .schedule_all = false, .traced_rank = rank_},
+                .schedule_all = false, .traced_rank = rank_, .recorder = &trace::recorder},
                settings_.broadcast != BroadcastStrategy::nobcast, *this),
       read_kernel_(planner_.kernels().id(settings_.read_kernel, 0)) {
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
@@ -67,12 +67,12 @@ void ReplicatedState::mix(std::uint64_t value) noexcept {
 
 Data ReplicatedState::data(std::span<std::byte> bytes, std::string name, int owner, bool broadcast) {
   check_usable();
-  const std::uint32_t index = planner_.add_data(bytes, std::move(name), owner, broadcast);
+  const Data d = planner_.add_data(id_, bytes, std::move(name), owner, broadcast);
   handles_.push_back({bytes});
   mix(0xda7a);
   mix(bytes.size());
   mix(static_cast<std::uint64_t>(owner + 1));
-  return Data(id_, index, bytes.size());
+  return d;
 }
 
 void ReplicatedState::enter(Data d) {

@@ -1,5 +1,7 @@
 #include "runtime_settings.hpp"
 
+#include <herald/dyn/endpoint.hpp>
+
 #include <herald/config.hpp>
 #include <herald/selector.hpp>
 #include <herald/settings.hpp>
@@ -77,6 +79,7 @@ ControlSettings RuntimeSettings::control_settings(dyn::Endpoint* endpoint, std::
           .trees = trees,
           .idle_sleep = idle_sleep,
           .endpoint = endpoint,
+          .shape = endpoint ? ShapeOf([endpoint](int n, std::size_t bytes) { return endpoint->shape(n, bytes); }) : ShapeOf(),
           .read_kernel = std::move(read_kernel)};
 }
 

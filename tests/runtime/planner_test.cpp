@@ -1,0 +1,294 @@
+// The planner both controls share (planner.hpp), without MPI. A refused call records nothing. On random
+// programs over 2 to 5 ranks and two batches: every rank planning the program alone (replicated control)
+// places every task as one planner for all does (head control's use), and keeps exactly the broadcasts it
+// takes part in, with the same trees; a planner that waits for the batch's schedule with every task and
+// one that places at submission what the scheduler places there agree on every task's rank and reads,
+// and under heft on everything.
+#include "planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace herald::runtime::detail {
+namespace {
+
+struct PlacedRecord {
+  std::uint64_t id;
+  std::uint32_t kernel;
+  int rank;
+  int priority;
+  double start;
+  std::vector<TaskAccess> accesses;
+  friend bool operator==(const PlacedRecord&, const PlacedRecord&) = default;
+};
+
+struct SettledRecord {
+  Key key;
+  bool superseded;
+  bool broadcast;
+  std::vector<int> holders;
+  friend bool operator==(const SettledRecord&, const SettledRecord&) = default;
+};
+
+// Everything the planner tells its control, in order.
+struct Sink final : PlanSink {
+  std::vector<std::pair<Key, int>> entered_;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> reads;
+  std::vector<PlacedRecord> placed_;
+  std::vector<SettledRecord> settled_;
+  void entered(const Key& key, int rank) override { entered_.emplace_back(key, rank); }
+  void read(std::uint32_t handle, bool, std::uint64_t id) override { reads.emplace_back(handle, id); }
+  void placed(PlacedTask& t) override {
+    placed_.push_back({t.id, t.kernel, t.rank, t.priority, t.start, {t.accesses.begin(), t.accesses.end()}});
+  }
+  void settled(const DataPlan::Settled& s) override {
+    settled_.push_back({s.key, s.superseded, s.broadcast, s.replicas.holders});
+  }
+};
+
+std::vector<KernelEntry> kernels() { return {{"a", {}, {}}, {"b", {}, {}}}; }
+std::vector<std::vector<std::string>> kernel_names(int ranks) { return std::vector<std::vector<std::string>>(ranks, {"a", "b"}); }
+
+std::vector<std::byte>& buffer() {
+  static std::vector<std::byte> bytes(1 << 20);
+  return bytes;
+}
+
+PlannerShape replicated_shape(int ranks, int rank) {
+  return {.ranks = ranks, .workers = static_cast<std::size_t>(ranks), .first_worker = 0, .entered_on_owner = true,
+          .schedule_all = false, .traced_rank = rank};
+}
+
+// A program's calls, drawn at random; applied alike to every planner.
+struct Op {
+  enum Kind { data, enter, read, task, wait } kind;
+  std::size_t bytes = 0;
+  int owner = 0;
+  std::uint32_t handle = 0;
+  std::vector<std::pair<std::uint32_t, Mode>> uses{};
+  int priority = 0;
+  int worker = 0;
+  std::string kernel = "a";
+};
+
+std::vector<Op> random_program(std::mt19937& rng, int ranks) {
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::vector<Op> ops;
+  const int handles = 2 + pick(4);
+  std::vector<bool> has_value(static_cast<std::size_t>(handles), false);
+  for (int h = 0; h < handles; ++h) {
+    const std::size_t sizes[] = {8, 4096, 1 << 20};
+    ops.push_back({.kind = Op::data, .bytes = sizes[pick(3)], .owner = pick(ranks)});
+  }
+  for (int h = 0; h < handles; ++h)
+    if (pick(3) > 0) {
+      ops.push_back({.kind = Op::enter, .handle = static_cast<std::uint32_t>(h)});
+      has_value[static_cast<std::size_t>(h)] = true;
+    }
+  for (int batch = 0; batch < 2; ++batch) {
+    const int events = 4 + pick(12);
+    for (int e = 0; e < events; ++e) {
+      const int kind = pick(10);
+      const auto h = static_cast<std::uint32_t>(pick(handles));
+      if (kind == 0 && has_value[h]) {
+        ops.push_back({.kind = Op::read, .handle = h});
+        continue;
+      }
+      Op op{.kind = Op::task, .priority = pick(4), .worker = pick(ranks), .kernel = pick(2) ? "a" : "b"};
+      std::vector<std::uint32_t> chosen(static_cast<std::size_t>(handles));
+      for (int i = 0; i < handles; ++i) chosen[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i);
+      std::shuffle(chosen.begin(), chosen.end(), rng);
+      const int uses = 1 + pick(std::min(3, handles));
+      for (int u = 0; u < uses; ++u) {
+        const std::uint32_t c = chosen[static_cast<std::size_t>(u)];
+        const Mode modes[] = {Mode::in, Mode::inout, Mode::out};
+        const Mode m = has_value[c] ? modes[pick(3)] : Mode::out;
+        op.uses.emplace_back(c, m);
+      }
+      for (const auto& [c, m] : op.uses)
+        if (writes(m)) has_value[c] = true;
+      ops.push_back(std::move(op));
+    }
+    ops.push_back({.kind = Op::wait});
+  }
+  return ops;
+}
+
+struct Outcome {
+  Sink sink;
+  std::vector<std::vector<BroadcastOrder>> broadcasts;  // per batch
+};
+
+// Runs `program` on a planner of `shape`, ending each batch for `rank` (unset: every broadcast).
+Outcome run(const std::vector<Op>& program, const ControlSettings& settings, const PlannerShape& shape,
+        std::optional<int> rank) {
+  Outcome r;
+  Planner planner(kernels(), kernel_names(shape.ranks), settings, shape, settings.broadcast != BroadcastStrategy::nobcast,
+                  r.sink);
+  std::vector<Data> data;
+  Statistics stats;
+  for (const Op& op : program) {
+    switch (op.kind) {
+      case Op::data:
+        data.push_back(planner.add_data(1, std::span(buffer()).first(op.bytes), "d" + std::to_string(data.size()),
+                                        op.owner, true));
+        break;
+      case Op::enter: planner.enter(op.handle); break;
+      case Op::read: planner.read(op.handle, false); break;
+      case Op::task: {
+        std::vector<Use> uses;
+        for (const auto& [h, m] : op.uses) uses.push_back({data[h], m});
+        planner.submit(1, op.kernel, uses, {}, {.priority = op.priority, .worker = op.worker});
+        break;
+      }
+      case Op::wait: r.broadcasts.push_back(planner.end_batch(rank, stats).broadcasts); break;
+    }
+  }
+  return r;
+}
+
+bool takes_part(const BroadcastOrder& b, int rank) {
+  return b.root == rank || std::find(b.recipients.begin(), b.recipients.end(), rank) != b.recipients.end();
+}
+
+ControlSettings random_settings(std::mt19937& rng) {
+  ControlSettings s;
+  const Scheduler schedulers[] = {Scheduler::heft, Scheduler::mapped, Scheduler::owner, Scheduler::round_robin};
+  const BroadcastTrees trees[] = {BroadcastTrees::dyn, BroadcastTrees::spread, BroadcastTrees::planned};
+  const BroadcastStrategy strategies[] = {BroadcastStrategy::dynbcast, BroadcastStrategy::p2p, BroadcastStrategy::nobcast};
+  s.scheduler = schedulers[rng() % 4];
+  s.trees = trees[rng() % 3];
+  s.broadcast = strategies[rng() % 3];
+  s.link = {.alpha = 1e-6, .beta = 1e-9};
+  return s;
+}
+
+TEST(Planner, EveryRankPlansAsOnePlannerForAllAndKeepsItsBroadcasts) {
+  std::mt19937 rng(20261207);
+  std::size_t broadcasts = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int ranks = 2 + static_cast<int>(rng() % 4);
+    const ControlSettings settings = random_settings(rng);
+    const std::vector<Op> program = random_program(rng, ranks);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(ranks) + " ranks, scheduler " +
+                 std::to_string(static_cast<int>(settings.scheduler)));
+    // One planner ordering every broadcast, as the head does.
+    const Outcome all = run(program, settings, replicated_shape(ranks, 0), std::nullopt);
+    for (const auto& batch : all.broadcasts) broadcasts += batch.size();
+    for (int rank = 0; rank < ranks; ++rank) {
+      const Outcome mine = run(program, settings, replicated_shape(ranks, rank), rank);
+      EXPECT_EQ(mine.sink.placed_, all.sink.placed_) << "rank " << rank;
+      EXPECT_EQ(mine.sink.settled_, all.sink.settled_) << "rank " << rank;
+      EXPECT_EQ(mine.sink.entered_, all.sink.entered_) << "rank " << rank;
+      ASSERT_EQ(mine.broadcasts.size(), all.broadcasts.size());
+      for (std::size_t b = 0; b < all.broadcasts.size(); ++b) {
+        std::vector<BroadcastOrder> expected;
+        for (const BroadcastOrder& o : all.broadcasts[b])
+          if (takes_part(o, rank)) expected.push_back(o);
+        EXPECT_EQ(mine.broadcasts[b], expected) << "rank " << rank << ", batch " << b;
+      }
+    }
+  }
+  EXPECT_GT(broadcasts, 100u);  // the programs do make broadcasts to compare
+}
+
+TEST(Planner, PlacingAtSubmissionAgreesWithWaitingForTheSchedule) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int ranks = 2 + static_cast<int>(rng() % 4);
+    const ControlSettings settings = random_settings(rng);
+    const std::vector<Op> program = random_program(rng, ranks);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    PlannerShape waiting = replicated_shape(ranks, 0);
+    waiting.schedule_all = true;
+    const Outcome a = run(program, settings, waiting, std::nullopt);
+    const Outcome b = run(program, settings, replicated_shape(ranks, 0), std::nullopt);
+    if (settings.scheduler == Scheduler::heft) {
+      // heft waits for the batch either way.
+      EXPECT_EQ(a.sink.placed_, b.sink.placed_);
+      EXPECT_EQ(a.broadcasts, b.broadcasts);
+      continue;
+    }
+    // Elsewhere the rank is chosen at submission either way; only the times and the urgencies the
+    // schedule gives differ.
+    ASSERT_EQ(a.sink.placed_.size(), b.sink.placed_.size());
+    for (std::size_t i = 0; i < a.sink.placed_.size(); ++i) {
+      EXPECT_EQ(a.sink.placed_[i].id, b.sink.placed_[i].id);
+      EXPECT_EQ(a.sink.placed_[i].rank, b.sink.placed_[i].rank);
+      EXPECT_EQ(a.sink.placed_[i].accesses, b.sink.placed_[i].accesses);
+      EXPECT_EQ(b.sink.placed_[i].start, 0.0);  // placed before any schedule
+    }
+  }
+}
+
+TEST(Planner, TasksPlacedAtSubmissionWaitBehindOnesWaitingForTheSchedule) {
+  // Versions follow submission order: under heft every task waits, so an enter after it does too.
+  Sink sink;
+  ControlSettings settings;
+  settings.scheduler = Scheduler::heft;
+  Planner planner(kernels(), kernel_names(2), settings, replicated_shape(2, 0), true, sink);
+  const Data d = planner.add_data(1, std::span(buffer()).first(8), "d", 1, true);
+  planner.enter(d.index());
+  ASSERT_EQ(sink.entered_.size(), 1u);  // nothing waits yet: entered at once, on its owner
+  EXPECT_EQ(sink.entered_[0], (std::pair{Key{0, 1}, 1}));
+  const Use uses[] = {{d, Mode::inout}};
+  planner.submit(1, "a", uses, {}, {});
+  planner.enter(d.index());
+  EXPECT_TRUE(planner.waiting());
+  EXPECT_EQ(sink.entered_.size(), 1u);
+  EXPECT_TRUE(sink.placed_.empty());
+  Statistics stats;
+  planner.end_batch(0, stats);
+  ASSERT_EQ(sink.placed_.size(), 1u);
+  EXPECT_EQ(sink.placed_[0].accesses[0].written, 2u);
+  ASSERT_EQ(sink.entered_.size(), 2u);
+  EXPECT_EQ(sink.entered_[1].first, (Key{0, 3}));
+  EXPECT_FALSE(planner.waiting());
+}
+
+TEST(Planner, ARefusedCallRecordsNothing) {
+  Sink sink;
+  ControlSettings settings;
+  settings.scheduler = Scheduler::mapped;
+  PlannerShape shape = replicated_shape(2, 0);
+  shape.schedule_all = true;
+  Planner planner(kernels(), kernel_names(2), settings, shape, true, sink);
+  Planner other(kernels(), kernel_names(2), settings, shape, true, sink);
+  const auto expect_refused = [&](auto call, const std::string& says) {
+    const std::uint64_t next = planner.next_id();
+    try {
+      call();
+      ADD_FAILURE() << "not refused: " << says;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(planner.next_id(), next) << says;
+    EXPECT_FALSE(planner.waiting()) << says;
+  };
+  expect_refused([&] { planner.add_data(1, {static_cast<std::byte*>(nullptr), 8}, "n", 0, true); }, "null buffer");
+  EXPECT_EQ(planner.handles(), 0u);
+  const Data a = planner.add_data(1, std::span(buffer()).first(8), "a", 0, true);
+  const Data b = planner.add_data(1, std::span(buffer()).first(8), "b", 1, true);
+  const Data foreign = other.add_data(2, std::span(buffer()).first(8), "f", 0, true);
+  const TaskOptions on0{.worker = 0};
+  expect_refused([&] { planner.read(a.index(), false); }, "has no value yet");
+  expect_refused([&] { planner.submit(1, "a", std::vector<Use>{in(a)}, {}, on0); }, "has no value yet");
+  expect_refused([&] { planner.submit(1, "zzz", std::vector<Use>{out(a)}, {}, on0); }, "zzz");
+  expect_refused([&] { planner.submit(1, "a", std::vector<Use>{out(foreign)}, {}, on0); }, "never registered");
+  expect_refused([&] { planner.submit(1, "a", std::vector<Use>{out(a), in(a)}, {}, on0); }, "twice");
+  expect_refused([&] { planner.submit(1, "a", std::vector<Use>{out(a)}, {}, {.worker = 2}); }, "worker");
+  expect_refused([&] { planner.submit(1, "a", std::vector<Use>{out(a)}, {}, {}); }, "needs TaskOptions::worker");
+  EXPECT_FALSE(planner.has_value(a.index()));
+  // The numbers a refused call would have taken go to the next accepted one.
+  const auto t = planner.submit(1, "a", std::vector<Use>{out(a), out(b)}, {}, on0);
+  EXPECT_EQ(t.id, 0u);
+  EXPECT_TRUE(planner.has_value(a.index()));
+  EXPECT_EQ(planner.read(a.index(), false), (Key{0, 1}));
+}
+
+}  // namespace
+}  // namespace herald::runtime::detail
