@@ -40,7 +40,7 @@ Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kerne
   graph_.check(accesses_, [&] { return task_name(id, kernel); });
   const TaskInfo info{id, kernel, uses, options.priority, static_cast<int>(shape_.workers)};
   std::optional<std::size_t> worker = chosen_worker(settings_.scheduler, info, options.worker, settings_.mapping, owners_);
-  if (!shape_.schedule_all && settings_.scheduler == Scheduler::round_robin) worker = batch_tasks_ % shape_.workers;
+  if (!schedules_all() && settings_.scheduler == Scheduler::round_robin) worker = batch_tasks_ % shape_.workers;
   ++next_id_;
   ++batch_tasks_;
   resolved_.clear();
@@ -53,14 +53,13 @@ Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kerne
         if (writes(r.mode)) trace.writes({r.handle, r.written});
       }
     }
-  if (shape_.schedule_all || !worker || !waiting_.empty()) {
+  if (schedules_all() || !worker || !waiting_.empty()) {
     // Waits for the batch's schedule (or behind what does, to keep submission order).
     const auto first = static_cast<std::uint32_t>(waiting_accesses_.size());
     waiting_accesses_.insert(waiting_accesses_.end(), accesses_.begin(), accesses_.end());
     ++waiting_tasks_;
     waiting_.push_back({Entry::task, id, k, first, static_cast<std::uint32_t>(accesses_.size()), worker.value_or(0),
                         options.priority, std::move(arguments)});
-    if (!shape_.schedule_all) worker.reset();
   } else {
     // Placed at submission, before the tasks after it are known: its reads travel with its own priority.
     place(id, k, accesses_, std::move(arguments), options.priority, options.priority,
@@ -74,7 +73,7 @@ Key Planner::enter(std::uint32_t handle) {
   resolved_.clear();
   graph_.add_task(id, std::array{Access{handle, Mode::out}}, &resolved_);
   const Key key{handle, resolved_[0].written};
-  if (shape_.schedule_all || !waiting_.empty())
+  if (schedules_all() || !waiting_.empty())
     waiting_.push_back({Entry::enter, id, handle});
   else
     entered(handle, id);
@@ -91,7 +90,7 @@ Key Planner::read(std::uint32_t handle, bool exit, std::uint64_t ids) {
   if (!graph_.has_value(handle)) throw Error(Errc::invalid_argument, no_value_yet(what, graph_.name(handle)));
   const std::uint64_t id = next_id_;
   next_id_ += ids;
-  if (shape_.schedule_all || !waiting_.empty())
+  if (schedules_all() || !waiting_.empty())
     waiting_.push_back({exit ? Entry::exit : Entry::read, id, handle});
   else
     sink_.read(handle, exit, id);
@@ -130,7 +129,7 @@ std::optional<double> Planner::schedule_waiting() {
   }
   const auto rank_of = [&](std::size_t w) { return shape_.first_worker + static_cast<int>(w); };
   auto [made, urgency, copies] =
-      batch.schedule(shape_.schedule_all ? settings_.scheduler : Scheduler::heft,
+      batch.schedule(settings_.scheduler,
                      [&](const Workload& w) { return schedule_link(settings_, w); }, settings_.link,
                      settings_.trees == BroadcastTrees::planned, rank_of);
   copies_ = std::move(copies);

@@ -32,7 +32,8 @@ struct PlannerShape {
   int first_worker = 0;
   bool entered_on_owner = true;  // else every entered value is on rank 0 (the head)
   // Every task waits for the batch's schedule at end_batch(); else only those no rule places at submission
-  // (heft), and the rest are placed as they come.
+  // (heft), and the rest are placed as they come, unless the trees are planned (they need the schedule's
+  // times, and both controls must plan them alike).
   bool schedule_all = false;
   // The trace records the tasks placed on this rank, as they are placed; unset: every task, at submission.
   std::optional<int> traced_rank;
@@ -81,7 +82,7 @@ class Planner {
     std::uint32_t kernel = 0;
     std::span<const Access> accesses;
     std::span<const Resolved> resolved;
-    std::optional<std::size_t> worker;  // placed at submission on this worker
+    std::optional<std::size_t> worker;  // where submission chose it (mapped, owner, round_robin), if it did
   };
   // A task of `kernel` with `uses` (handles of runtime `runtime` only). Throws herald::Error, recording
   // nothing, for an unknown kernel, a foreign or repeated handle, a read of no value, or a worker out of range.
@@ -130,6 +131,7 @@ class Planner {
     Arguments arguments{};
   };
   std::optional<double> schedule_waiting();
+  bool schedules_all() const noexcept { return shape_.schedule_all || settings_.trees == BroadcastTrees::planned; }
   void entered(std::uint32_t handle, std::uint64_t id);
 
   ControlSettings settings_;

@@ -1,9 +1,9 @@
 // The planner both controls share (planner.hpp), without MPI. A refused call records nothing. On random
 // programs over 2 to 5 ranks and two batches: every rank planning the program alone (replicated control)
 // places every task as one planner for all does (head control's use), and keeps exactly the broadcasts it
-// takes part in, with the same trees; a planner that waits for the batch's schedule with every task and
-// one that places at submission what the scheduler places there agree on every task's rank and reads,
-// and under heft on everything.
+// takes part in, with the same trees; a planner that waits for the batch's schedule with every task (head
+// control's use) and one that places at submission what the scheduler places there (replicated control's)
+// agree on every task's rank and reads, and under heft or with planned trees on everything.
 #include "planner.hpp"
 
 #include <gtest/gtest.h>
@@ -207,8 +207,8 @@ TEST(Planner, PlacingAtSubmissionAgreesWithWaitingForTheSchedule) {
     waiting.schedule_all = true;
     const Outcome a = run(program, settings, waiting, std::nullopt);
     const Outcome b = run(program, settings, replicated_shape(ranks, 0), std::nullopt);
-    if (settings.scheduler == Scheduler::heft) {
-      // heft waits for the batch either way.
+    if (settings.scheduler == Scheduler::heft || settings.trees == BroadcastTrees::planned) {
+      // heft, and planned trees, wait for the batch's schedule either way.
       EXPECT_EQ(a.sink.placed_, b.sink.placed_);
       EXPECT_EQ(a.broadcasts, b.broadcasts);
       continue;
