@@ -44,7 +44,7 @@ Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kerne
   ++next_id_;
   ++batch_tasks_;
   resolved_.clear();
-  graph_.add_task(id, accesses_, &resolved_);
+  graph_.add_task(id, accesses_, shape_.resolves || !shape_.traced_rank ? &resolved_ : nullptr);
   if (!shape_.traced_rank)
     if (trace::Recorder* recorder = shape_.recorder ? shape_.recorder() : nullptr) {
       const TaskTrace trace(recorder, id, kernel);
@@ -65,7 +65,7 @@ Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kerne
     place(id, k, accesses_, std::move(arguments), options.priority, options.priority,
           shape_.first_worker + static_cast<int>(*worker));
   }
-  return {id, k, accesses_, resolved_, worker};
+  return {id, k, accesses_, shape_.resolves ? std::span<const Resolved>(resolved_) : std::span<const Resolved>(), worker};
 }
 
 Key Planner::enter(std::uint32_t handle) {

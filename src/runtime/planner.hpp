@@ -37,6 +37,8 @@ struct PlannerShape {
   bool schedule_all = false;
   // The trace records the tasks placed on this rank, as they are placed; unset: every task, at submission.
   std::optional<int> traced_rank;
+  // submit() tells what each access resolved to (Submitted::resolved; else it is empty).
+  bool resolves = false;
   // The recorder the trace's records go to when called (trace::recorder), or none.
   trace::Recorder* (*recorder)() noexcept = nullptr;
 };
@@ -81,7 +83,7 @@ class Planner {
     std::uint64_t id = 0;
     std::uint32_t kernel = 0;
     std::span<const Access> accesses;
-    std::span<const Resolved> resolved;
+    std::span<const Resolved> resolved;  // where PlannerShape::resolves
     std::optional<std::size_t> worker;  // where submission chose it (mapped, owner, round_robin), if it did
   };
   // A task of `kernel` with `uses` (handles of runtime `runtime` only). Throws herald::Error, recording
