@@ -32,7 +32,6 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
   last_heard_.assign(static_cast<std::size_t>(size_), LoopClock::now());
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
   worker_stats_.assign(static_cast<std::size_t>(size_), {});
-  release_batches_.resize(static_cast<std::size_t>(size_));
   if (settings_.log && workers_ < 2 && settings_.broadcast != BroadcastStrategy::nobcast) {
     Statistics none;
     complete_statistics(none, planner_.plan(), settings_, static_cast<int>(workers_), true);
@@ -70,18 +69,15 @@ void HeadState::enter(Data d) {
   check_usable();
   check_handle(d, "enter");
   const Key key = planner_.enter(d.index_);
-  Version& v = versions_[key];
-  v = Version(&nodes_);
-  v.produced = true;
   local_.store().put(key, Replica::borrowed(handles_[d.index_]));
-  if (key.version > 1) release_if_unneeded({key.handle, key.version - 1});
+  versions_.made(key, true);
 }
 
 void HeadState::read(Data d, bool exit) {
   check_usable();
   check_handle(d, exit ? "exit" : "read");
   const Key key = planner_.read(d.index_, exit);
-  ++versions_.at(key).readers_left;
+  versions_.reading(key);
   reads_.push_back({key, exit});
 }
 
@@ -90,11 +86,8 @@ std::uint64_t HeadState::submit(std::string_view kernel, std::span<const Use> us
   check_usable();
   const Planner::Submitted task = planner_.submit(id_, kernel, uses, std::move(arguments), options);
   for (const Resolved& r : task.resolved) {
-    if (reads(r.mode)) ++versions_.at({r.handle, r.read}).readers_left;
-    if (writes(r.mode)) {
-      versions_[{r.handle, r.written}] = Version(&nodes_);
-      if (r.written > 1) release_if_unneeded({r.handle, r.written - 1});
-    }
+    if (reads(r.mode)) versions_.reading({r.handle, r.read});
+    if (writes(r.mode)) versions_.made({r.handle, r.written}, false);
   }
   return task.id;
 }
@@ -137,7 +130,7 @@ void HeadState::placed(PlacedTask& task) {
                      std::move(task.arguments)});
   for (TaskAccess a : task.accesses) {
     // The head's read() takes no place in the plan: in place only where no read() waits for it either.
-    if (a.in_place) a.in_place = versions_.at(a.read).readers_left == 1;
+    if (a.in_place) a.in_place = versions_.readers_left(a.read) == 1;
     accesses_.push_back(a);
   }
 }
@@ -145,9 +138,7 @@ void HeadState::placed(PlacedTask& task) {
 void HeadState::settled(const DataPlan::Settled& s) {
   Batch& batch = *batch_;
   if (!s.superseded) return;
-  const auto it = versions_.find(s.key);
-  if (it == versions_.end()) return;  // released already: superseded before this dispatch, and done
-  it->second.holders.assign(s.replicas.holders.begin(), s.replicas.holders.end());
+  versions_.superseded(s.key, s.replicas.holders);
   // Per holder of a version superseded in this batch and read in it, the reads and transfers it serves
   // here: it drops its replica once those are done, without waiting for the head. One read() brings
   // back is left to the head's releases.
@@ -156,11 +147,6 @@ void HeadState::settled(const DataPlan::Settled& s) {
     if (r.key == s.key) return;
   for (int holder : s.replicas.holders)
     if (holder != 0) batch.budgets[static_cast<std::size_t>(holder)].push_back({s.key, s.uses(holder)});
-}
-
-std::span<const int> HeadState::holders(const Key& key, const Version& v) const {
-  if (planner_.plan().latest(key)) return planner_.plan().datum(key.handle).replicas.holders;
-  return {v.holders.data(), v.holders.size()};
 }
 
 void HeadState::write_tasks(Batch& batch) {
@@ -246,7 +232,7 @@ void HeadState::ask_read_backs() {
   for (const PendingRead& read : reads_) {
     const Replica* here = local_.store().find(read.key);
     if (here && here->bytes.data() == handles_[read.key.handle].data()) {
-      land(read.key, read.exit);  // the entered value itself: the program's buffer holds it already
+      versions_.landed(read.key, read.exit);  // the entered value itself: the program's buffer holds it already
       continue;
     }
     ++reads_left_;
@@ -269,12 +255,6 @@ void HeadState::on_got(const dyn::Channel::Arrival& a) {
   awaiting_go_.erase(it);
 }
 
-void HeadState::land(const Key& key, bool exit) {
-  Version& v = versions_.at(key);
-  v.exited = v.exited || exit;
-  reader_done(key);
-}
-
 void HeadState::on_readback(const dyn::Channel::Arrival& a) {
   heard(a.source);
   const Key key = msg::decode<msg::Readback>(a.body).key;
@@ -291,7 +271,7 @@ void HeadState::on_readback(const dyn::Channel::Arrival& a) {
   if (waiting->second.empty()) readbacks_.erase(waiting);
   channel_.receive_payload(into, [this, key, exit] {
     --reads_left_;
-    land(key, exit);
+    versions_.landed(key, exit);
   });
 }
 
@@ -310,11 +290,8 @@ void HeadState::on_done(const dyn::Channel::Arrival& a) {
     ++stats_.tasks;
     planner_.estimates().measured(r->kernel, r->total_bytes, seconds);
     const auto keys = std::span(running_keys_).subspan(r->keys, r->reads + r->writes);
-    for (const Key& k : keys.subspan(r->reads)) {
-      versions_.at(k).produced = true;
-      release_if_unneeded(k);
-    }
-    for (const Key& k : keys.first(r->reads)) reader_done(k);
+    for (const Key& k : keys.subspan(r->reads)) versions_.produced(k);
+    for (const Key& k : keys.first(r->reads)) versions_.reader_done(k);
   }
   WorkerStats& w = worker_stats_.at(static_cast<std::size_t>(a.source));
   w.fetches = done.fetches;
@@ -339,42 +316,10 @@ void HeadState::on_failure(const dyn::Channel::Arrival& a) {
 
 void HeadState::heard(int rank) { last_heard_.at(static_cast<std::size_t>(rank)) = LoopClock::now(); }
 
-void HeadState::reader_done(const Key& key) {
-  Version& v = versions_.at(key);
-  --v.readers_left;
-  release_if_unneeded(key);
-}
-
-void HeadState::release(int rank, const Key& key) {
-  if (rank == 0) {
-    local_.store().release(key);
-  } else {
-    release_batches_[static_cast<std::size_t>(rank)].push_back(key);
-  }
-}
-
-void HeadState::release_if_unneeded(const Key& key) {
-  const auto it = versions_.find(key);
-  if (it == versions_.end()) return;
-  Version& v = it->second;
-  if (!v.produced || v.readers_left > 0) return;
-  if (planner_.graph().version(key.handle) > key.version) {
-    // Superseded and read by everyone who will: no replica is needed any more.
-    for (int holder : holders(key, v)) release(holder, key);
-    versions_.erase(it);
-  } else if (v.exited) {
-    // exit(): the program's buffer is the value again, and the workers' replicas go.
-    for (int holder : holders(key, v))
-      if (holder != 0) release(holder, key);
-    planner_.plan().returned(key.handle, 0);
-    v.exited = false;
-    local_.store().put(key, Replica::borrowed(handles_[key.handle]));
-  }
-}
-
 void HeadState::flush_releases() {
-  for (std::size_t r = 0; r < release_batches_.size(); ++r) {
-    auto& keys = release_batches_[r];
+  auto& releases = versions_.releases();
+  for (std::size_t r = 0; r < releases.size(); ++r) {
+    auto& keys = releases[r];
     if (keys.empty()) continue;
     post(channel_, static_cast<int>(r), msg::Release{keys});
     keys.clear();

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "coordinator.hpp"
-#include "free_lists.hpp"
 #include "planner.hpp"
 #include "protocol/messages.hpp"
+#include "version_lives.hpp"
 #include "worker.hpp"
 
 #include <herald/error.hpp>
@@ -65,27 +65,6 @@ class HeadState final : public Coordinator, PlanSink {
     bool exit;
     int origin = 0;  // where the value is, once the dispatch has planned it
   };
-  // The records below come and go with every version and task: they and their lists take their memory
-  // from nodes_ (allocator-aware, so the tables hand it to them), not from the heap each time.
-  // A version's life as the head tracks it; where its replicas are is the data plan's (plan_) while it is
-  // the latest, and kept here once superseded, for the releases.
-  struct Version {
-    using allocator_type = std::pmr::polymorphic_allocator<>;
-    explicit Version(allocator_type a = {}) : holders(a) {}
-    Version(const Version& o, allocator_type a)
-        : holders(o.holders, a), readers_left(o.readers_left), produced(o.produced), exited(o.exited) {}
-    Version(Version&& o, allocator_type a)
-        : holders(std::move(o.holders), a), readers_left(o.readers_left), produced(o.produced), exited(o.exited) {}
-    Version(const Version&) = default;
-    Version(Version&&) = default;
-    Version& operator=(const Version&) = default;
-    Version& operator=(Version&&) = default;
-
-    std::pmr::vector<int> holders;  // once superseded: the ranks holding it
-    std::size_t readers_left = 0;   // scheduled readers (tasks and reads) not done
-    bool produced = false;          // its writer has finished
-    bool exited = false;            // exit(): once read, only the head keeps it
-  };
   struct WorkerStats {
     std::uint64_t fetches = 0;
     std::uint64_t bytes = 0;
@@ -121,18 +100,12 @@ class HeadState final : public Coordinator, PlanSink {
   void write_tasks(Batch& batch);
   void send_batch(Batch& batch);
   void ask_read_backs();
-  // The ranks holding `key` (the latest version: as planned so far).
-  std::span<const int> holders(const Key& key, const Version& v) const;
   void on_done(const dyn::Channel::Arrival& a);
   void on_failure(const dyn::Channel::Arrival& a);
   void on_readback(const dyn::Channel::Arrival& a);
   void on_got(const dyn::Channel::Arrival& a);
   void heard(int rank);
-  void land(const Key& key, bool exit);  // a read() has its value in the program's buffer
-  void reader_done(const Key& key);
-  void release(int rank, const Key& key);
-  void release_if_unneeded(const Key& key);
-  void flush_releases();
+  void flush_releases();  // the versions' releases, one message per rank
   void check_workers();
 
   dyn::Channel& channel_;
@@ -149,8 +122,7 @@ class HeadState final : public Coordinator, PlanSink {
   std::vector<std::span<std::byte>> handles_;  // the program's buffers
   std::vector<PendingRead> reads_;
   std::size_t reads_planned_ = 0;  // the dispatch's: reads_ the planner has reached
-  FreeLists nodes_{4096};  // before the tables that use it, so that it outlives them
-  std::pmr::unordered_map<Key, Version, KeyHash> versions_{&nodes_};
+  VersionLives versions_{planner_, local_.store(), handles_, size_};
   std::vector<Running> running_;  // this batch's, by task number - running_first_
   std::vector<Key> running_keys_;
   std::uint64_t running_first_ = 0;
@@ -158,7 +130,6 @@ class HeadState final : public Coordinator, PlanSink {
   Running* running(std::uint64_t task);  // the record of a task still running, or nullptr
   std::size_t reads_left_ = 0;
   std::unordered_map<Key, std::deque<bool>, KeyHash> readbacks_;  // reads on their way, exit or not
-  std::vector<std::vector<Key>> release_batches_;                // per rank, sent once per pass
   std::vector<WorkerStats> worker_stats_;
   std::vector<std::size_t> outstanding_;  // per rank: tasks dispatched, not done
   std::vector<LoopClock::time_point> last_heard_;
