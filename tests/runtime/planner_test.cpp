@@ -1,14 +1,19 @@
-// The planner both controls share (planner.hpp), without MPI. A refused call records nothing. On random
+// The planner both controls share (planner.hpp), without MPI. On every history of up to five calls over
+// two data and two workers, under each control's use of it, every access is placed as the rules say,
+// stated directly below, and a call they refuse records nothing. On random
 // programs over 2 to 5 ranks and two batches: every rank planning the program alone (replicated control)
 // places every task as one planner for all does (head control's use), and keeps exactly the broadcasts it
 // takes part in, with the same trees; a planner that waits for the batch's schedule with every task (head
 // control's use) and one that places at submission what the scheduler places there (replicated control's)
 // agree on every task's rank and reads, and under heft or with planned trees on everything.
+#include "histories.hpp"
 #include "planner.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <random>
 #include <string>
 #include <vector>
@@ -165,6 +170,201 @@ ControlSettings random_settings(std::mt19937& rng) {
   s.broadcast = strategies[rng() % 3];
   s.link = {.alpha = 1e-6, .beta = 1e-9};
   return s;
+}
+
+// One call of a history: an enter, a read() or a task (mapped on `worker`), or the end of a batch.
+struct Call {
+  enum Kind { enter, read, task, wait } kind;
+  std::uint32_t handle = 0;  // enter, read
+  int worker = 0;            // task
+  std::vector<std::pair<std::uint32_t, Mode>> uses{};
+};
+
+// What the planner told its sink, in order, for the direct model to walk.
+struct Told final : PlanSink {
+  struct Event {
+    enum Kind { entered, read, placed } kind;
+    Key key{};
+    int rank = 0;
+    std::vector<Access> accesses{};        // placed: as submitted
+    std::vector<TaskAccess> as_placed{};   // and as placed
+  };
+  std::vector<Event> events;
+  std::map<std::uint64_t, std::vector<Access>> by_id;  // by task number, the accesses submitted
+  void entered(const Key& key, int rank) override { events.push_back({Event::entered, key, rank}); }
+  void read(std::uint32_t handle, bool, std::uint64_t) override { events.push_back({Event::read, {handle, 0}}); }
+  void placed(PlacedTask& t) override {
+    events.push_back({Event::placed, {}, t.rank, by_id.at(t.id), {t.accesses.begin(), t.accesses.end()}});
+  }
+  void settled(const DataPlan::Settled&) override {}
+};
+
+struct Shape {
+  PlannerShape planner;
+  std::function<int(int worker)> rank_of;
+  std::function<int(std::uint32_t handle)> entered_on;
+};
+
+// Runs `history` and checks every placement against the rules stated directly: a read takes the latest
+// version written before it in submission order, from the reading rank where that rank holds it (it made
+// it, or read it before), else from the rank that made it; an inout takes its replica in place where it is
+// the version's first read of the batch; a write makes the next version, held by its writer alone. A call
+// reading data with no value is refused and leaves nothing: no task number, nothing placed.
+void check_history(const std::vector<Call>& history, const Shape& shape, bool heft) {
+  ControlSettings settings;
+  settings.scheduler = heft ? Scheduler::heft : Scheduler::mapped;
+  Told told;
+  Planner planner(kernels(), kernel_names(shape.planner.ranks), settings, shape.planner, false, told);
+  std::vector<Data> data;
+  for (int h = 0; h < 2; ++h) data.push_back(planner.add_data(1, std::span(buffer()).first(64), "d" + std::to_string(h), h, true));
+  std::vector<bool> has_value(2, false);
+  Statistics stats;
+  for (const Call& c : history) {
+    const std::uint64_t next = planner.next_id();
+    bool refused = false;
+    switch (c.kind) {
+      case Call::enter:
+        planner.enter(c.handle);
+        has_value[c.handle] = true;
+        break;
+      case Call::read:
+        refused = !has_value[c.handle];
+        if (refused)
+          EXPECT_THROW(planner.read(c.handle, false), Error);
+        else
+          planner.read(c.handle, false);
+        break;
+      case Call::task: {
+        std::vector<Use> uses;
+        std::vector<Access> accesses;
+        for (const auto& [h, m] : c.uses) {
+          uses.push_back({data[h], m});
+          accesses.push_back({h, m});
+          refused = refused || (reads(m) && !has_value[h]);
+        }
+        if (refused) {
+          EXPECT_THROW(planner.submit(1, "a", uses, {}, {.worker = c.worker}), Error);
+        } else {
+          told.by_id[next] = accesses;
+          planner.submit(1, "a", uses, {}, {.worker = c.worker});
+          for (const auto& [h, m] : c.uses)
+            if (writes(m)) has_value[h] = true;
+        }
+        break;
+      }
+      case Call::wait: planner.end_batch(shape.planner.traced_rank, stats); break;
+    }
+    if (refused) {
+      EXPECT_EQ(planner.next_id(), next);
+    }
+  }
+  planner.end_batch(shape.planner.traced_rank, stats);
+  // The model, walked in the order the planner placed things (submission order).
+  struct Latest {
+    std::uint32_t version = 0;
+    int origin = 0;
+    std::set<int> holders;
+    bool read_in_batch = false;
+  };
+  std::vector<Latest> latest(2);
+  // Placements come out in submission order: the calls are walked alongside, a wait ending the batch.
+  std::size_t event = 0;
+  const auto expect_next = [&](Told::Event::Kind kind) -> const Told::Event* {
+    if (event >= told.events.size() || told.events[event].kind != kind) {
+      ADD_FAILURE() << "event " << event << " is not of the kind expected";
+      return nullptr;
+    }
+    return &told.events[event++];
+  };
+  std::vector<bool> valued(2, false);
+  for (const Call& c : history) {
+    if (c.kind == Call::wait) {
+      for (Latest& l : latest) l.read_in_batch = false;
+      continue;
+    }
+    if (c.kind == Call::enter) {
+      const Told::Event* e = expect_next(Told::Event::entered);
+      if (!e) return;
+      Latest& l = latest[c.handle];
+      ++l.version;
+      l.origin = shape.entered_on(c.handle);
+      l.holders = {l.origin};
+      l.read_in_batch = false;
+      valued[c.handle] = true;
+      EXPECT_EQ(e->key, (Key{c.handle, l.version}));
+      EXPECT_EQ(e->rank, l.origin);
+      continue;
+    }
+    if (c.kind == Call::read) {
+      if (!valued[c.handle]) continue;
+      const Told::Event* e = expect_next(Told::Event::read);
+      if (!e) return;
+      EXPECT_EQ(e->key.handle, c.handle);
+      continue;
+    }
+    bool refused = false;
+    for (const auto& [h, m] : c.uses) refused = refused || (reads(m) && !valued[h]);
+    if (refused) continue;
+    const Told::Event* e = expect_next(Told::Event::placed);
+    if (!e) return;
+    const int rank = shape.rank_of(c.worker);
+    if (!heft) {
+      EXPECT_EQ(e->rank, rank);
+    }
+    ASSERT_EQ(e->as_placed.size(), c.uses.size());
+    for (std::size_t i = 0; i < c.uses.size(); ++i) {
+      const auto [h, m] = c.uses[i];
+      const TaskAccess& a = e->as_placed[i];
+      Latest& l = latest[h];
+      EXPECT_EQ(a.mode, m);
+      if (reads(m)) {
+        EXPECT_EQ(a.read, (Key{h, l.version}));
+        EXPECT_EQ(a.source, l.holders.count(e->rank) ? e->rank : l.origin);
+        EXPECT_EQ(a.in_place, m == Mode::inout && !l.read_in_batch);
+        l.holders.insert(e->rank);
+        l.read_in_batch = true;
+      }
+      if (writes(m)) {
+        ++l.version;
+        EXPECT_EQ(a.written, l.version);
+        l.origin = e->rank;
+        l.holders = {e->rank};
+        l.read_in_batch = false;
+        valued[h] = true;
+      }
+    }
+  }
+  EXPECT_EQ(event, told.events.size());
+}
+
+TEST(Planner, EveryHistoryUnderEachControlsUse) {
+  const std::vector<Call> alphabet = {
+      {Call::enter, 0},
+      {Call::enter, 1},
+      {Call::read, 0},
+      {Call::task, 0, 0, {{0, Mode::inout}}},
+      {Call::task, 0, 1, {{0, Mode::in}, {1, Mode::out}}},
+      {Call::task, 0, 1, {{1, Mode::inout}}},
+      {Call::task, 0, 0, {{1, Mode::in}}},
+      {Call::wait},
+  };
+  // Head control: workers on ranks 1 and 2, every entered value on the head (rank 0), every task waiting
+  // for the batch's schedule. Replicated control: workers are ranks 0 and 1, values entered on their
+  // owners (datum h is worker h's), each rank planning alone.
+  const Shape head{{.ranks = 3, .workers = 2, .first_worker = 1, .entered_on_owner = false, .schedule_all = true,
+                    .traced_rank = std::nullopt},
+                   [](int w) { return w + 1; }, [](std::uint32_t) { return 0; }};
+  std::vector<Shape> shapes{head};
+  for (int rank = 0; rank < 2; ++rank)
+    shapes.push_back({replicated_shape(2, rank), [](int w) { return w; }, [](std::uint32_t h) { return static_cast<int>(h); }});
+  const std::size_t histories = for_every_history(alphabet, 5, [&](const std::vector<Call>& history) {
+    for (const Shape& shape : shapes)
+      for (bool heft : {false, true}) {
+        check_history(history, shape, heft);
+        if (::testing::Test::HasFailure()) return;
+      }
+  });
+  EXPECT_EQ(histories, 1u + 8 + 64 + 512 + 4096 + 32768);
 }
 
 TEST(Planner, EveryRankPlansAsOnePlannerForAllAndKeepsItsBroadcasts) {
