@@ -31,26 +31,18 @@ bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
                                  const std::vector<std::vector<std::string>>& kernel_names,
                                  ControlSettings settings, std::uint64_t id)
-    : channel_(channel), local_(local),
-      agreement_(channel.comm(), statistic_fields + static_cast<std::size_t>(channel.size())),
-      settings_(std::move(settings)), id_(id), rank_(channel.rank()), size_(channel.size()),
+    : channel_(channel), local_(local), settings_(std::move(settings)), id_(id), rank_(channel.rank()), size_(channel.size()),
       planner_(kernels, kernel_names, settings_,
                {.ranks = size_, .workers = static_cast<std::size_t>(size_), .first_worker = 0, .entered_on_owner = true,
                 .schedule_all = false, .traced_rank = rank_, .recorder = &trace::recorder},
                settings_.broadcast != BroadcastStrategy::nobcast, *this),
-      read_kernel_(planner_.kernels().id(settings_.read_kernel, 0)) {
+      read_kernel_(planner_.kernels().id(settings_.read_kernel, 0)),
+      ring_(channel, local, settings_, statistic_fields + static_cast<std::size_t>(channel.size())) {
   stats_.peak_bytes.assign(static_cast<std::size_t>(size_), 0);
-  channel_.on(failure_handler, [this](const auto& a) { on_failure(a); });
-  channel_.on(lost_handler, [this](const auto& a) { on_lost(a); });
-  channel_.on(heartbeat_handler, [this](const auto& a) {
-    channel_.receive_payload({}, [] {});
-    msg::decode<msg::Heartbeat>(a.body);
-    heard_ = LoopClock::now();
-  });
 }
 
 void ReplicatedState::check_usable() const {
-  if (lost_) throw Error(Errc::worker_lost, "the runtime lost a process earlier; it cannot run more tasks");
+  if (ring_.lost()) throw Error(Errc::worker_lost, "the runtime lost a process earlier; it cannot run more tasks");
   if (broken_) throw Error(Errc::task_failed, "the runtime stopped after an earlier failure");
 }
 
@@ -149,88 +141,6 @@ void ReplicatedState::settled(const DataPlan::Settled& s) {
   if (s.superseded && r.holds(rank_)) budgets_.push_back({s.key, s.uses(rank_)});
 }
 
-template <class Done>
-void ReplicatedState::serve_until(Done done) {
-  Idle idle(settings_.idle_sleep, [this](std::chrono::nanoseconds d) { local_.wait(d); });
-  const int next = (rank_ + 1) % size_;
-  constexpr unsigned liveness_passes = 32;
-  unsigned passes = 0;
-  while (!done()) {
-    bool any = false;
-    try {
-      any = channel_.progress();
-      any |= local_.poll();
-    } catch (...) {
-      local_.fail("the worker loop failed: " + describe(std::current_exception()));
-      any = true;
-    }
-    if (lost_) throw *failure_;
-    // Liveness is a matter of seconds: the clock is read every few passes, not on each (a pass over
-    // tiny tasks takes well under a microsecond).
-    if (size_ > 1 && ++passes % liveness_passes == 0) {
-      const auto now = LoopClock::now();
-      if (std::chrono::duration<double>(now - told_).count() >= settings_.heartbeat) {
-        post(channel_, next, msg::Heartbeat{});
-        told_ = now;
-      }
-      const double silent = std::chrono::duration<double>(now - heard_).count();
-      if (silent > settings_.timeout) {
-        const int before = (rank_ + size_ - 1) % size_;
-        lose("worker rank " + std::to_string(before) + " has sent nothing for " +
-             std::to_string(static_cast<int>(silent)) + " s while rank " + std::to_string(rank_) +
-             " waited for it in wait(): it is dead or stuck");
-      }
-    }
-    if (any)
-      idle.busy();
-    else
-      idle.idle();
-  }
-}
-
-bool ReplicatedState::agree(Sync kind, std::uint64_t value, std::span<const std::uint64_t> sums) {
-  agreement_.start(static_cast<std::uint64_t>(kind), value, sums);
-  serve_until([&] { return agreement_.test(); });
-  return agreement_.agreed();
-}
-
-void ReplicatedState::lose(const std::string& why) {
-  lost_ = true;
-  if (!failure_ || failure_->code() != Errc::worker_lost) failure_.emplace(Errc::worker_lost, why);
-  const msg::Lost lost{why};
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_) post(channel_, r, lost);
-  channel_.flush();
-  throw *failure_;
-}
-
-void ReplicatedState::on_lost(const dyn::Channel::Arrival& a) {
-  channel_.receive_payload({}, [] {});
-  const auto lost = msg::decode<msg::Lost>(a.body);
-  lost_ = true;
-  failure_.emplace(Errc::worker_lost, "rank " + std::to_string(a.source) + " reports: " + lost.why);
-}
-
-void ReplicatedState::failed_here(std::uint64_t task, std::string_view kernel, const std::string& what) {
-  // The worker's report: every rank is told, so that no wait() waits for what this task would have made.
-  const std::string message = task == no_task ? "worker " + std::to_string(rank_) + ": " + what
-                                              : task_name(task, kernel) + " failed on rank " + std::to_string(rank_) +
-                                                    ": " + what;
-  const msg::Failure failure{task, message};
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_) post(channel_, r, failure);
-  channel_.flush();
-  failed_somewhere_ = true;
-  if (!failure_) failure_.emplace(Errc::task_failed, message);
-}
-
-void ReplicatedState::on_failure(const dyn::Channel::Arrival& a) {
-  channel_.receive_payload({}, [] {});
-  std::string message = msg::decode<msg::Failure>(a.body).what;
-  failed_somewhere_ = true;
-  if (!failure_) failure_.emplace(Errc::task_failed, std::move(message));
-}
-
 void ReplicatedState::wait() {
   check_usable();
   try {
@@ -250,9 +160,9 @@ void ReplicatedState::wait() {
       for (std::size_t i : by_start) sorted.push_back(std::move(orders_[i]));
       orders_ = std::move(sorted);
     }
-    heard_ = told_ = LoopClock::now();
+    ring_.restart();
     // Before any byte moves: the same work on every rank, or none of it runs.
-    if (!agree(Sync::wait_start, fingerprint_))
+    if (!ring_.agree(Ring::Sync::wait_start, fingerprint_))
       throw Error(Errc::invalid_argument,
                   "replicated control: the ranks did not all submit the same work since the last wait() (every rank "
                   "must make the same calls with the same data and kernels), or some left run(); nothing of it ran");
@@ -287,26 +197,26 @@ void ReplicatedState::wait() {
     pushed_here_.clear();
     fingerprint_ = 0;
 
-    serve_until([&] { return local_.unfinished() == 0 || failed_somewhere_; });
+    ring_.serve_until([&] { return local_.unfinished() == 0 || ring_.failed_somewhere(); });
     // Once every rank is here, every task ran and every transfer landed; the same reduction sums the
     // statistics.
     std::vector<std::uint64_t> mine(statistic_fields + static_cast<std::size_t>(size_), 0);
-    mine[0] = failed_somewhere_ ? 1 : 0;
+    mine[0] = ring_.failed_somewhere() ? 1 : 0;
     mine[1] = local_.completed() - copies_;  // the program's tasks, not read()'s copies
     mine[2] = local_.fetches();
     mine[3] = local_.bytes_fetched();
     mine[statistic_fields + static_cast<std::size_t>(rank_)] = local_.store().peak_bytes();
-    if (!agree(Sync::wait_end, 0, mine))
+    if (!ring_.agree(Ring::Sync::wait_end, 0, mine))
       throw Error(Errc::invalid_argument, "replicated control: some rank left run() while this one was in wait()");
-    const auto all = agreement_.sums();
+    const auto all = ring_.sums();
     stats_.tasks = all[1];
     stats_.fetches = all[2];
     stats_.bytes_moved = all[3];
     for (std::size_t r = 0; r < static_cast<std::size_t>(size_); ++r) stats_.peak_bytes[r] = all[statistic_fields + r];
     if (all[0] > 0) {
       // The report that some rank failed may still be on its way here.
-      serve_until([&] { return failure_.has_value(); });
-      throw *failure_;
+      ring_.serve_until([&] { return ring_.failure().has_value(); });
+      throw *ring_.failure();
     }
     // exit(): the owner's buffer is the value again; every other replica of it goes.
     for (std::uint32_t index : exits_) {
@@ -327,8 +237,8 @@ void ReplicatedState::wait() {
 
 void ReplicatedState::leave() {
   // Until every rank leaves: a rank still in wait() sees this one's kind differ, raises, and leaves too.
-  heard_ = told_ = LoopClock::now();
-  while (!agree(Sync::leave, 0)) {
+  ring_.restart();
+  while (!ring_.agree(Ring::Sync::leave, 0)) {
   }
 }
 

@@ -11,9 +11,9 @@
 // every wait(); a rank whose neighbour falls silent reports it lost, as the head does without a heartbeat.
 #pragma once
 
-#include "agreement.hpp"
 #include "coordinator.hpp"
 #include "planner.hpp"
+#include "ring.hpp"
 #include "protocol/messages.hpp"
 #include "worker.hpp"
 
@@ -44,15 +44,17 @@ class ReplicatedState final : public Coordinator, PlanSink {
   }
   int workers() const noexcept override { return size_; }
   Statistics statistics() const override;
-  bool lost_worker() const noexcept override { return lost_; }
-  bool usable() const noexcept override { return !broken_ && !lost_; }
+  bool lost_worker() const noexcept override { return ring_.lost(); }
+  bool usable() const noexcept override { return !broken_ && !ring_.lost(); }
   std::exception_ptr failure() const override { return nullptr; }  // every failure is raised by a wait()
 
   // At the end of run(): returns once every rank has left the program. A rank still in wait() is told that
   // this one left, and raises it.
   void leave();
   // This rank's worker failed (a task, or itself with no_task): every rank is told, and every wait() raises.
-  void failed_here(std::uint64_t task, std::string_view kernel, const std::string& what);
+  void failed_here(std::uint64_t task, std::string_view kernel, const std::string& what) {
+    ring_.failed_here(task, kernel, what);
+  }
 
  private:
   // What this rank keeps of a datum beside the data plan's record (the same on every rank).
@@ -60,8 +62,6 @@ class ReplicatedState final : public Coordinator, PlanSink {
     std::span<std::byte> buffer;  // this rank's
     bool exit = false;            // exit() asked: the owner's buffer becomes the value again
   };
-  enum class Sync : std::uint64_t { wait_start = 1, wait_end = 2, leave = 3 };
-
   void check_usable() const;
   Handle& handle(const Data& d, const char* what);
   void mix(std::uint64_t value) noexcept;
@@ -70,20 +70,9 @@ class ReplicatedState final : public Coordinator, PlanSink {
   void read(std::uint32_t handle, bool exit, std::uint64_t id) override;
   void placed(PlacedTask& task) override;
   void settled(const DataPlan::Settled& s) override;
-  // Runs the worker and the channel until `done`, telling the next rank it is alive and watching the one
-  // before; throws worker_lost when that one has been silent past the timeout.
-  template <class Done>
-  void serve_until(Done done);
-  // Every rank's (kind, value) equal? One reduction, while serving; `sums` (statistic_fields + ranks
-  // counts, or none) are summed over the ranks into agreement_.sums().
-  bool agree(Sync kind, std::uint64_t value, std::span<const std::uint64_t> sums = {});
-  void lose(const std::string& why);  // this rank found a process lost: every rank is told
-  void on_failure(const dyn::Channel::Arrival& a);
-  void on_lost(const dyn::Channel::Arrival& a);
 
   dyn::Channel& channel_;
   Worker& local_;
-  Agreement agreement_;
   ControlSettings settings_;
   std::uint64_t id_;
   int rank_;
@@ -104,12 +93,8 @@ class ReplicatedState final : public Coordinator, PlanSink {
   std::vector<std::uint64_t> received_;      // wait(): the versions that come here unasked, packed, sorted
   std::uint64_t copies_ = 0;            // read()'s tasks on this rank, which the statistics leave out
 
-  std::optional<Error> failure_;
-  bool failed_somewhere_ = false;
+  Ring ring_;  // after settings_, which it reads
   bool broken_ = false;
-  bool lost_ = false;
-  LoopClock::time_point heard_;      // from the rank before this one
-  LoopClock::time_point told_;       // the rank after this one, last
   Statistics stats_;
 };
 
