@@ -29,7 +29,7 @@ Data Planner::add_data(std::uint64_t runtime, std::span<std::byte> bytes, std::s
 }
 
 Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kernel, std::span<const Use> uses,
-                                   Arguments arguments, TaskOptions options) {
+                                   Arguments&& arguments, TaskOptions options) {
   const std::uint64_t id = next_id_;
   const std::uint32_t k = kernels_.id(kernel, id);
   // Every check before anything is recorded: a refused task leaves no trace. A handle of another runtime
@@ -97,7 +97,7 @@ Key Planner::read(std::uint32_t handle, bool exit, std::uint64_t ids) {
   return {handle, graph_.version(handle)};
 }
 
-void Planner::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
+void Planner::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments&& arguments,
                     int priority, int urgency, int rank, double start, double finish, bool traced) {
   // The trace's record of a task is made where it runs, when a control records only its own.
   const bool here = traced && shape_.traced_rank == rank;

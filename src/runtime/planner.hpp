@@ -88,7 +88,7 @@ class Planner {
   };
   // A task of `kernel` with `uses` (handles of runtime `runtime` only). Throws herald::Error, recording
   // nothing, for an unknown kernel, a foreign or repeated handle, a read of no value, or a worker out of range.
-  Submitted submit(std::uint64_t runtime, std::string_view kernel, std::span<const Use> uses, Arguments arguments,
+  Submitted submit(std::uint64_t runtime, std::string_view kernel, std::span<const Use> uses, Arguments&& arguments,
                    TaskOptions options);
   Key enter(std::uint32_t handle);
   // Throws herald::Error where `handle` has no value yet. Takes `ids` task numbers.
@@ -101,7 +101,7 @@ class Planner {
 
   // Places task `id` on `rank` (the accesses' versions, where each read comes from) and tells the sink.
   // `urgency`: what its reads travel with; `start`, `finish`: its times in the batch's schedule (else 0).
-  void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments arguments,
+  void place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments&& arguments,
              int priority, int urgency, int rank, double start = 0, double finish = 0, bool traced = true);
 
   // Schedules and places what waits for the batch's schedule, ends the batch on the data plan and orders
