@@ -44,8 +44,8 @@ Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kerne
   ++next_id_;
   ++batch_tasks_;
   resolved_.clear();
-  graph_.add_task(id, accesses_, shape_.resolves || !shape_.traced_rank ? &resolved_ : nullptr);
-  if (!shape_.traced_rank)
+  graph_.add_task(id, accesses_, shape_.resolves || !shape_.own_rank ? &resolved_ : nullptr);
+  if (!shape_.own_rank)
     if (trace::Recorder* recorder = shape_.recorder ? shape_.recorder() : nullptr) {
       const TaskTrace trace(recorder, id, kernel);
       for (const Resolved& r : resolved_) {
@@ -99,8 +99,13 @@ Key Planner::read(std::uint32_t handle, bool exit, std::uint64_t ids) {
 
 void Planner::place(std::uint64_t id, std::uint32_t kernel, std::span<const Access> accesses, Arguments&& arguments,
                     int priority, int urgency, int rank, double start, double finish, bool traced) {
-  // The trace's record of a task is made where it runs, when a control records only its own.
-  const bool here = traced && shape_.traced_rank == rank;
+  if (shape_.own_rank && *shape_.own_rank != rank) {
+    // Another rank's task: only the plan's records.
+    for (const Access& a : accesses) place_access(plan_, a, rank, id, urgency, start, finish);
+    return;
+  }
+  // The trace's record of a task is made where it runs, when a control keeps only its own.
+  const bool here = traced && shape_.own_rank;
   const TaskTrace trace(here && shape_.recorder ? shape_.recorder() : nullptr, id, kernels_.name(kernel));
   placed_.clear();
   for (const Access& a : accesses) {

@@ -35,8 +35,10 @@ struct PlannerShape {
   // (heft), and the rest are placed as they come, unless the trees are planned (they need the schedule's
   // times, and both controls must plan them alike).
   bool schedule_all = false;
-  // The trace records the tasks placed on this rank, as they are placed; unset: every task, at submission.
-  std::optional<int> traced_rank;
+  // The rank whose part this planner keeps: only its tasks are told to the sink and recorded in the trace,
+  // as they are placed (replicated control). Unset: every rank's (head control), each task recorded in the
+  // trace at submission.
+  std::optional<int> own_rank;
   // submit() tells what each access resolved to (Submitted::resolved; else it is empty).
   bool resolves = false;
   // The recorder the trace's records go to when called (trace::recorder), or none.
@@ -58,6 +60,7 @@ struct PlacedTask {
 class PlanSink {
  public:
   virtual ~PlanSink() = default;
+  // Every call below is made in submission order; placed() for the tasks of PlannerShape::own_rank only.
   // Version `key` was entered; the plan has it on `rank`.
   virtual void entered(const Key& key, int rank) = 0;
   // read() or exit() of `handle`, task number `id` (replicated control places its copies here).

@@ -34,7 +34,7 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
     : channel_(channel), local_(local), settings_(std::move(settings)), id_(id), rank_(channel.rank()), size_(channel.size()),
       planner_(kernels, kernel_names, settings_,
                {.ranks = size_, .workers = static_cast<std::size_t>(size_), .first_worker = 0, .entered_on_owner = true,
-                .schedule_all = false, .traced_rank = rank_, .recorder = &trace::recorder},
+                .schedule_all = false, .own_rank = rank_, .recorder = &trace::recorder},
                settings_.broadcast != BroadcastStrategy::nobcast, *this),
       read_kernel_(planner_.kernels().id(settings_.read_kernel, 0)),
       ring_(channel, local, settings_, statistic_fields + static_cast<std::size_t>(channel.size())) {

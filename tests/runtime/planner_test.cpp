@@ -1,6 +1,7 @@
 // The planner both controls share (planner.hpp), without MPI. On every history of up to five calls over
-// two data and two workers, under each control's use of it, every access is placed as the rules say,
-// stated directly below, and a call they refuse records nothing. On random
+// two data and two workers, under each control's use of it (the head's one planner; each replicated rank's,
+// which tells its own tasks only), every access is placed as the rules say, stated directly below, and a
+// call they refuse records nothing. On random
 // programs over 2 to 5 ranks and two batches: every rank planning the program alone (replicated control)
 // places every task as one planner for all does (head control's use), and keeps exactly the broadcasts it
 // takes part in, with the same trees; a planner that waits for the batch's schedule with every task (head
@@ -63,9 +64,10 @@ std::vector<std::byte>& buffer() {
   return bytes;
 }
 
-PlannerShape replicated_shape(int ranks, int rank) {
+// Replicated control's use: rank `rank`'s planner, or one that tells every rank's tasks.
+PlannerShape replicated_shape(int ranks, std::optional<int> rank) {
   return {.ranks = ranks, .workers = static_cast<std::size_t>(ranks), .first_worker = 0, .entered_on_owner = true,
-          .schedule_all = false, .traced_rank = rank};
+          .schedule_all = false, .own_rank = rank};
 }
 
 // A program's calls, drawn at random; applied alike to every planner.
@@ -186,21 +188,22 @@ struct Told final : PlanSink {
     enum Kind { entered, read, placed } kind;
     Key key{};
     int rank = 0;
+    std::uint64_t id = 0;
     std::vector<Access> accesses{};        // placed: as submitted
     std::vector<TaskAccess> as_placed{};   // and as placed
   };
   std::vector<Event> events;
   std::map<std::uint64_t, std::vector<Access>> by_id;  // by task number, the accesses submitted
   void entered(const Key& key, int rank) override { events.push_back({Event::entered, key, rank}); }
-  void read(std::uint32_t handle, bool, std::uint64_t) override { events.push_back({Event::read, {handle, 0}}); }
+  void read(std::uint32_t handle, bool, std::uint64_t id) override { events.push_back({Event::read, {handle, 0}, 0, id}); }
   void placed(PlacedTask& t) override {
-    events.push_back({Event::placed, {}, t.rank, by_id.at(t.id), {t.accesses.begin(), t.accesses.end()}});
+    events.push_back({Event::placed, {}, t.rank, t.id, by_id.at(t.id), {t.accesses.begin(), t.accesses.end()}});
   }
   void settled(const DataPlan::Settled&) override {}
 };
 
 struct Shape {
-  PlannerShape planner;
+  std::vector<PlannerShape> planners;  // head control's one, or every replicated rank's
   std::function<int(int worker)> rank_of;
   std::function<int(std::uint32_t handle)> entered_on;
 };
@@ -210,11 +213,11 @@ struct Shape {
 // it, or read it before), else from the rank that made it; an inout takes its replica in place where it is
 // the version's first read of the batch; a write makes the next version, held by its writer alone. A call
 // reading data with no value is refused and leaves nothing: no task number, nothing placed.
-void check_history(const std::vector<Call>& history, const Shape& shape, bool heft) {
+Told run_history(const std::vector<Call>& history, const PlannerShape& shape, bool heft) {
   ControlSettings settings;
   settings.scheduler = heft ? Scheduler::heft : Scheduler::mapped;
   Told told;
-  Planner planner(kernels(), kernel_names(shape.planner.ranks), settings, shape.planner, false, told);
+  Planner planner(kernels(), kernel_names(shape.ranks), settings, shape, false, told);
   std::vector<Data> data;
   for (int h = 0; h < 2; ++h) data.push_back(planner.add_data(1, std::span(buffer()).first(64), "d" + std::to_string(h), h, true));
   std::vector<bool> has_value(2, false);
@@ -252,14 +255,43 @@ void check_history(const std::vector<Call>& history, const Shape& shape, bool he
         }
         break;
       }
-      case Call::wait: planner.end_batch(shape.planner.traced_rank, stats); break;
+      case Call::wait: planner.end_batch(shape.own_rank, stats); break;
     }
     if (refused) {
       EXPECT_EQ(planner.next_id(), next);
     }
   }
-  planner.end_batch(shape.planner.traced_rank, stats);
-  // The model, walked in the order the planner placed things (submission order).
+  planner.end_batch(shape.own_rank, stats);
+  return told;
+}
+
+void check_history(const std::vector<Call>& history, const Shape& shape, bool heft) {
+  // Every planner tells the same enters and reads, and each task is told by exactly one: its rank's.
+  std::vector<Told> told;
+  for (const PlannerShape& p : shape.planners) told.push_back(run_history(history, p, heft));
+  std::vector<Told::Event> calls;  // the enters and reads, as the first planner told them
+  std::map<std::uint64_t, Told::Event> placed;
+  for (std::size_t i = 0; i < told.size(); ++i) {
+    std::vector<Told::Event> mine;
+    for (const Told::Event& e : told[i].events) {
+      if (e.kind != Told::Event::placed) {
+        mine.push_back(e);
+        continue;
+      }
+      if (shape.planners[i].own_rank) {
+        EXPECT_EQ(e.rank, *shape.planners[i].own_rank);
+      }
+      EXPECT_TRUE(placed.emplace(e.id, e).second) << "task " << e.id << " told twice";
+    }
+    if (i == 0) calls = mine;
+    ASSERT_EQ(mine.size(), calls.size());
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      EXPECT_EQ(mine[k].kind, calls[k].kind);
+      EXPECT_EQ(mine[k].key, calls[k].key);
+      EXPECT_EQ(mine[k].rank, calls[k].rank);
+    }
+  }
+  // The model, walked in submission order.
   struct Latest {
     std::uint32_t version = 0;
     int origin = 0;
@@ -267,15 +299,18 @@ void check_history(const std::vector<Call>& history, const Shape& shape, bool he
     bool read_in_batch = false;
   };
   std::vector<Latest> latest(2);
-  // Placements come out in submission order: the calls are walked alongside, a wait ending the batch.
+  // The enters and reads come out in submission order: the calls are walked alongside, a wait ending the
+  // batch; each task is found by its number.
   std::size_t event = 0;
   const auto expect_next = [&](Told::Event::Kind kind) -> const Told::Event* {
-    if (event >= told.events.size() || told.events[event].kind != kind) {
+    if (event >= calls.size() || calls[event].kind != kind) {
       ADD_FAILURE() << "event " << event << " is not of the kind expected";
       return nullptr;
     }
-    return &told.events[event++];
+    return &calls[event++];
   };
+  std::uint64_t id = 0;  // each call's task number, as the planner gives them
+  std::size_t walked = 0;
   std::vector<bool> valued(2, false);
   for (const Call& c : history) {
     if (c.kind == Call::wait) {
@@ -283,6 +318,7 @@ void check_history(const std::vector<Call>& history, const Shape& shape, bool he
       continue;
     }
     if (c.kind == Call::enter) {
+      ++id;
       const Told::Event* e = expect_next(Told::Event::entered);
       if (!e) return;
       Latest& l = latest[c.handle];
@@ -300,13 +336,19 @@ void check_history(const std::vector<Call>& history, const Shape& shape, bool he
       const Told::Event* e = expect_next(Told::Event::read);
       if (!e) return;
       EXPECT_EQ(e->key.handle, c.handle);
+      EXPECT_EQ(e->id, id++);
       continue;
     }
     bool refused = false;
     for (const auto& [h, m] : c.uses) refused = refused || (reads(m) && !valued[h]);
     if (refused) continue;
-    const Told::Event* e = expect_next(Told::Event::placed);
-    if (!e) return;
+    const auto found = placed.find(id++);
+    if (found == placed.end()) {
+      ADD_FAILURE() << "task " << id - 1 << " was told by no planner";
+      return;
+    }
+    const Told::Event* e = &found->second;
+    ++walked;
     const int rank = shape.rank_of(c.worker);
     if (!heft) {
       EXPECT_EQ(e->rank, rank);
@@ -334,7 +376,8 @@ void check_history(const std::vector<Call>& history, const Shape& shape, bool he
       }
     }
   }
-  EXPECT_EQ(event, told.events.size());
+  EXPECT_EQ(event, calls.size());
+  EXPECT_EQ(placed.size(), walked);  // no task told that the program did not submit
 }
 
 TEST(Planner, EveryHistoryUnderEachControlsUse) {
@@ -351,12 +394,12 @@ TEST(Planner, EveryHistoryUnderEachControlsUse) {
   // Head control: workers on ranks 1 and 2, every entered value on the head (rank 0), every task waiting
   // for the batch's schedule. Replicated control: workers are ranks 0 and 1, values entered on their
   // owners (datum h is worker h's), each rank planning alone.
-  const Shape head{{.ranks = 3, .workers = 2, .first_worker = 1, .entered_on_owner = false, .schedule_all = true,
-                    .traced_rank = std::nullopt},
+  const Shape head{{{.ranks = 3, .workers = 2, .first_worker = 1, .entered_on_owner = false, .schedule_all = true,
+                     .own_rank = std::nullopt}},
                    [](int w) { return w + 1; }, [](std::uint32_t) { return 0; }};
-  std::vector<Shape> shapes{head};
-  for (int rank = 0; rank < 2; ++rank)
-    shapes.push_back({replicated_shape(2, rank), [](int w) { return w; }, [](std::uint32_t h) { return static_cast<int>(h); }});
+  const Shape replicated{{replicated_shape(2, 0), replicated_shape(2, 1)}, [](int w) { return w; },
+                         [](std::uint32_t h) { return static_cast<int>(h); }};
+  const std::vector<Shape> shapes{head, replicated};
   const std::size_t histories = for_every_history(alphabet, 5, [&](const std::vector<Call>& history) {
     for (const Shape& shape : shapes)
       for (bool heft : {false, true}) {
@@ -377,11 +420,14 @@ TEST(Planner, EveryRankPlansAsOnePlannerForAllAndKeepsItsBroadcasts) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ", " + std::to_string(ranks) + " ranks, scheduler " +
                  std::to_string(static_cast<int>(settings.scheduler)));
     // One planner ordering every broadcast, as the head does.
-    const Outcome all = run(program, settings, replicated_shape(ranks, 0), std::nullopt);
+    const Outcome all = run(program, settings, replicated_shape(ranks, std::nullopt), std::nullopt);
     for (const auto& batch : all.broadcasts) broadcasts += batch.size();
     for (int rank = 0; rank < ranks; ++rank) {
       const Outcome mine = run(program, settings, replicated_shape(ranks, rank), rank);
-      EXPECT_EQ(mine.sink.placed_, all.sink.placed_) << "rank " << rank;
+      std::vector<PlacedRecord> its;
+      for (const PlacedRecord& p : all.sink.placed_)
+        if (p.rank == rank) its.push_back(p);
+      EXPECT_EQ(mine.sink.placed_, its) << "rank " << rank;
       EXPECT_EQ(mine.sink.settled_, all.sink.settled_) << "rank " << rank;
       EXPECT_EQ(mine.sink.entered_, all.sink.entered_) << "rank " << rank;
       ASSERT_EQ(mine.broadcasts.size(), all.broadcasts.size());
@@ -403,10 +449,10 @@ TEST(Planner, PlacingAtSubmissionAgreesWithWaitingForTheSchedule) {
     const ControlSettings settings = random_settings(rng);
     const std::vector<Op> program = random_program(rng, ranks);
     SCOPED_TRACE("trial " + std::to_string(trial));
-    PlannerShape waiting = replicated_shape(ranks, 0);
+    PlannerShape waiting = replicated_shape(ranks, std::nullopt);
     waiting.schedule_all = true;
     const Outcome a = run(program, settings, waiting, std::nullopt);
-    const Outcome b = run(program, settings, replicated_shape(ranks, 0), std::nullopt);
+    const Outcome b = run(program, settings, replicated_shape(ranks, std::nullopt), std::nullopt);
     if (settings.scheduler == Scheduler::heft || settings.trees == BroadcastTrees::planned) {
       // heft, and planned trees, wait for the batch's schedule either way.
       EXPECT_EQ(a.sink.placed_, b.sink.placed_);
@@ -430,7 +476,7 @@ TEST(Planner, TasksPlacedAtSubmissionWaitBehindOnesWaitingForTheSchedule) {
   Sink sink;
   ControlSettings settings;
   settings.scheduler = Scheduler::heft;
-  Planner planner(kernels(), kernel_names(2), settings, replicated_shape(2, 0), true, sink);
+  Planner planner(kernels(), kernel_names(2), settings, replicated_shape(2, std::nullopt), true, sink);
   const Data d = planner.add_data(1, std::span(buffer()).first(8), "d", 1, true);
   planner.enter(d.index());
   ASSERT_EQ(sink.entered_.size(), 1u);  // nothing waits yet: entered at once, on its owner
@@ -454,7 +500,7 @@ TEST(Planner, ARefusedCallRecordsNothing) {
   Sink sink;
   ControlSettings settings;
   settings.scheduler = Scheduler::mapped;
-  PlannerShape shape = replicated_shape(2, 0);
+  PlannerShape shape = replicated_shape(2, std::nullopt);
   shape.schedule_all = true;
   Planner planner(kernels(), kernel_names(2), settings, shape, true, sink);
   Planner other(kernels(), kernel_names(2), settings, shape, true, sink);
