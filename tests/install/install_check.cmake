@@ -162,12 +162,12 @@ elseif(STEP STREQUAL "build-tree")
   run_program(${work}/build/herald-consumer 3 "herald-consumer: ok ranks=3")
 
 elseif(STEP STREQUAL "static-install")
-  # Only the libraries, with this build's compilers and MPI. Build type None (no optimisation, no debug
-  # information): the step checks how static archives are built, installed and linked, not their speed, and
-  # unoptimised they compile in about a third of the time.
+  # Only the libraries the C program links, with this build's compilers and MPI. Build type None (no
+  # optimisation, no debug information): the step checks how static archives are built, installed and
+  # linked, not their speed, and unoptimised they compile in about a third of the time.
   run("configuring a static herald" ${CMAKE_COMMAND} -S ${HERALD_SOURCE_DIR} -B ${work}/herald
       -DCMAKE_BUILD_TYPE=None -DBUILD_SHARED_LIBS=OFF -DHERALD_BUILD_TESTS=OFF -DHERALD_BUILD_APPS=OFF
-      -DHERALD_WITH_BALANCE=OFF -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+      -DHERALD_WITH_BALANCE=OFF -DHERALD_WITH_RUNTIME=OFF -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
       -DMPI_C_COMPILER=${MPI_C_COMPILER} -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER} -DMPIEXEC_EXECUTABLE=${MPIEXEC})
   run("building a static herald" ${CMAKE_COMMAND} --build ${work}/herald --parallel ${BUILD_JOBS})
   run("installing a static herald" ${CMAKE_COMMAND} --install ${work}/herald --prefix ${static_prefix})
