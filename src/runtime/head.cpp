@@ -25,7 +25,7 @@ HeadState::HeadState(dyn::Channel& channel, Worker& local, const std::vector<Ker
       // The head plans every rank's part at wait(), every entered value on itself; ranks 1.. run the tasks
       // (rank 0 alone runs them too).
       planner_(kernels, kernel_names, settings_,
-               {.ranks = size_, .workers = workers_, .first_worker = size_ == 1 ? 0 : 1, .entered_on_owner = false,
+               {.workers = workers_, .first_worker = size_ == 1 ? 0 : 1, .entered_on_owner = false,
                 .schedule_all = true, .own_rank = std::nullopt, .resolves = true, .recorder = &trace::recorder},
                settings_.broadcast != BroadcastStrategy::nobcast && size_ > 2, *this) {
   outstanding_.assign(static_cast<std::size_t>(size_), 0);

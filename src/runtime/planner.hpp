@@ -27,7 +27,6 @@ namespace herald::runtime::detail {
 
 // How a control uses the planner: what differs between the two.
 struct PlannerShape {
-  int ranks = 1;
   std::size_t workers = 1;    // ranks that run tasks: first_worker, first_worker + 1, ...
   int first_worker = 0;
   bool entered_on_owner = true;  // else every entered value is on rank 0 (the head)
@@ -121,7 +120,6 @@ class Planner {
   const GraphRecord& graph() const noexcept { return graph_; }
   DataPlan& plan() noexcept { return plan_; }
   const DataPlan& plan() const noexcept { return plan_; }
-  std::span<const std::size_t> owners() const noexcept { return owners_; }
 
  private:
   // A call waiting for the batch's schedule, in submission order.

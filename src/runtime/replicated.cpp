@@ -33,7 +33,7 @@ ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std
                                  ControlSettings settings, std::uint64_t id)
     : channel_(channel), local_(local), settings_(std::move(settings)), id_(id), rank_(channel.rank()), size_(channel.size()),
       planner_(kernels, kernel_names, settings_,
-               {.ranks = size_, .workers = static_cast<std::size_t>(size_), .first_worker = 0, .entered_on_owner = true,
+               {.workers = static_cast<std::size_t>(size_), .first_worker = 0, .entered_on_owner = true,
                 .schedule_all = false, .own_rank = rank_, .recorder = &trace::recorder},
                settings_.broadcast != BroadcastStrategy::nobcast, *this),
       read_kernel_(planner_.kernels().id(settings_.read_kernel, 0)),

@@ -72,9 +72,12 @@ std::vector<std::byte>& buffer() {
   return bytes;
 }
 
+// The ranks a planner of `shape` plans for: its workers' and, under head control, the head's.
+int ranks_of(const PlannerShape& shape) { return static_cast<int>(shape.workers) + shape.first_worker; }
+
 // Replicated control's use: rank `rank`'s planner, or one that tells every rank's tasks.
 PlannerShape replicated_shape(int ranks, std::optional<int> rank) {
-  return {.ranks = ranks, .workers = static_cast<std::size_t>(ranks), .first_worker = 0, .entered_on_owner = true,
+  return {.workers = static_cast<std::size_t>(ranks), .first_worker = 0, .entered_on_owner = true,
           .schedule_all = false, .own_rank = rank};
 }
 
@@ -142,7 +145,7 @@ struct Outcome {
 Outcome run(const std::vector<Op>& program, const ControlSettings& settings, const PlannerShape& shape,
         std::optional<int> rank) {
   Outcome r;
-  Planner planner(kernels(), kernel_names(shape.ranks), settings, shape, settings.broadcast != BroadcastStrategy::nobcast,
+  Planner planner(kernels(), kernel_names(ranks_of(shape)), settings, shape, settings.broadcast != BroadcastStrategy::nobcast,
                   r.sink);
   std::vector<Data> data;
   Statistics stats;
@@ -225,7 +228,7 @@ Told run_history(const std::vector<Call>& history, const PlannerShape& shape, bo
   ControlSettings settings;
   settings.scheduler = heft ? Scheduler::heft : Scheduler::mapped;
   Told told;
-  Planner planner(kernels(), kernel_names(shape.ranks), settings, shape, false, told);
+  Planner planner(kernels(), kernel_names(ranks_of(shape)), settings, shape, false, told);
   std::vector<Data> data;
   for (int h = 0; h < 2; ++h) data.push_back(planner.add_data(1, std::span(buffer()).first(64), "d" + std::to_string(h), h, true));
   std::vector<bool> has_value(2, false);
@@ -402,7 +405,7 @@ TEST(Planner, EveryHistoryUnderEachControlsUse) {
   // Head control: workers on ranks 1 and 2, every entered value on the head (rank 0), every task waiting
   // for the batch's schedule. Replicated control: workers are ranks 0 and 1, values entered on their
   // owners (datum h is worker h's), each rank planning alone.
-  const Shape head{{{.ranks = 3, .workers = 2, .first_worker = 1, .entered_on_owner = false, .schedule_all = true,
+  const Shape head{{{.workers = 2, .first_worker = 1, .entered_on_owner = false, .schedule_all = true,
                      .own_rank = std::nullopt}},
                    [](int w) { return w + 1; }, [](std::uint32_t) { return 0; }};
   const Shape replicated{{replicated_shape(2, 0), replicated_shape(2, 1)}, [](int w) { return w; },
