@@ -80,7 +80,8 @@ class Planner {
   bool has_value(std::uint32_t handle) const { return graph_.has_value(handle); }
   std::size_t handles() const noexcept { return graph_.handles(); }
 
-  // The program's calls, recorded after every check. Each returns what the control needs of it.
+  // The program's calls, recorded after every check. Each returns what the control needs of it (spans into
+  // the planner's own vectors, valid until its next call).
   struct Submitted {
     std::uint64_t id = 0;
     std::uint32_t kernel = 0;
