@@ -28,6 +28,12 @@ Data Planner::add_data(std::uint64_t runtime, std::span<std::byte> bytes, std::s
   return Data(runtime, index, bytes.size());
 }
 
+std::uint32_t Planner::handle(const Data& d, std::uint64_t runtime, const char* what) const {
+  if (!owns(d, runtime))
+    throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
+  return d.index_;
+}
+
 Planner::Submitted Planner::submit(std::uint64_t runtime, std::string_view kernel, std::span<const Use> uses,
                                    Arguments&& arguments, TaskOptions options) {
   const std::uint64_t id = next_id_;

@@ -78,6 +78,11 @@ class Planner {
   // and its handle, of runtime `runtime`. Throws herald::Error for a null buffer of some bytes.
   Data add_data(std::uint64_t runtime, std::span<std::byte> bytes, std::string name, int owner, bool broadcast);
   bool has_value(std::uint32_t handle) const { return graph_.has_value(handle); }
+  bool owns(const Data& d, std::uint64_t runtime) const noexcept {
+    return d.owner_ == runtime && d.index_ < graph_.handles();
+  }
+  // `d`'s index, where runtime `runtime` registered it; else throws invalid_argument, naming the call `what`.
+  std::uint32_t handle(const Data& d, std::uint64_t runtime, const char* what) const;
   std::size_t handles() const noexcept { return graph_.handles(); }
 
   // The program's calls, recorded after every check. Each returns what the control needs of it (spans into

@@ -46,12 +46,6 @@ void ReplicatedState::check_usable() const {
   if (broken_) throw Error(Errc::task_failed, "the runtime stopped after an earlier failure");
 }
 
-ReplicatedState::Handle& ReplicatedState::handle(const Data& d, const char* what) {
-  if (d.owner_ != id_ || d.index_ >= handles_.size())
-    throw Error(Errc::invalid_argument, std::string(what) + " of a data handle this runtime never registered");
-  return handles_[d.index_];
-}
-
 void ReplicatedState::mix(std::uint64_t value) noexcept {
   // FNV-1a over 64-bit words: cheap, and any difference in what was submitted changes it.
   fingerprint_ = (fingerprint_ ^ value) * 0x100000001b3ULL;

@@ -40,7 +40,7 @@ class ReplicatedState final : public Coordinator, PlanSink {
   void wait() override;
   std::uint64_t next_task() const noexcept override { return planner_.next_id(); }
   bool has_value(const Data& d) const noexcept override {
-    return d.owner_ == id_ && d.index_ < handles_.size() && planner_.has_value(d.index_);
+    return planner_.owns(d, id_) && planner_.has_value(d.index_);
   }
   int workers() const noexcept override { return size_; }
   Statistics statistics() const override;
@@ -63,7 +63,7 @@ class ReplicatedState final : public Coordinator, PlanSink {
     bool exit = false;            // exit() asked: the owner's buffer becomes the value again
   };
   void check_usable() const;
-  Handle& handle(const Data& d, const char* what);
+  Handle& handle(const Data& d, const char* what) { return handles_[planner_.handle(d, id_, what)]; }
   void mix(std::uint64_t value) noexcept;
   // The planner's sink (PlanSink): every rank's tasks, in submission order; this rank keeps its own.
   void entered(const Key& key, int rank) override;
