@@ -4,6 +4,8 @@
 // printed, with the same parameters. Run with HERALD_VERBOSE=1; HERALD_TEST_DECISION_TUNING=<path> makes rank 0
 // write a tuning file there first (cells that name native, binomial and a segmented chain), which every rank
 // then reads; the test's commands add node layouts and presets.
+#include "../common/run_folder.hpp"
+
 #include <herald/algorithms.hpp>
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
@@ -69,7 +71,7 @@ TEST(Decision, WhatRanIsWhatResolveAndVerboseSay) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   ASSERT_GE(size, 2);
   if (const auto path = herald::environment("HERALD_TEST_DECISION_TUNING")) write_tuning_file(*path);
-  const std::string dir = "decision-trace-" + std::to_string(size);
+  const std::string dir = herald::test::run_folder("decision-trace", MPI_COMM_WORLD);
   if (rank == 0) std::filesystem::remove_all(dir);
   MPI_Barrier(MPI_COMM_WORLD);
 
@@ -151,6 +153,8 @@ TEST(Decision, WhatRanIsWhatResolveAndVerboseSay) {
                                              ",") != std::string::npos;
     EXPECT_TRUE(found) << "expected '" << line << a.resolved.algorithm << "' in:\n" << everything;
   }
+  in.close();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // kept to look into where it failed
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // communicator and call number, names one algorithm on every rank). The trials ran: some calls ran a
 // candidate other than auto's own pick.
 #include "../../src/coll/learning.hpp"
+#include "../common/run_folder.hpp"
 
 #include <herald/bcast.hpp>
 #include <herald/config.hpp>
@@ -58,7 +59,7 @@ TEST(Learning, EveryRankRunsTheSameOnEveryCallAndEveryByteArrives) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::string dir = "learn-trace-" + std::to_string(size);
+  const std::string dir = herald::test::run_folder("learn-trace", MPI_COMM_WORLD);
   if (rank == 0) std::filesystem::remove_all(dir);
   MPI_Barrier(MPI_COMM_WORLD);
   herald::trace::start(MPI_COMM_WORLD, dir);
@@ -101,6 +102,8 @@ TEST(Learning, EveryRankRunsTheSameOnEveryCallAndEveryByteArrives) {
     EXPECT_EQ(names.size(), 1u) << "call " << std::get<1>(key) << " on communicator " << std::get<0>(key) << " ran "
                                 << *names.begin() << " and " << *names.rbegin() << " on different ranks";
   if (size > 1) EXPECT_GT(measured, 0) << "no call ran a candidate other than auto's own pick";
+  in.close();
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // kept to look into where it failed
 }
 
 }  // namespace
