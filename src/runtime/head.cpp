@@ -169,7 +169,7 @@ void HeadState::on_done(const dyn::Channel::Arrival& a) {
     for (const Key& k : r.writes) versions_.produced(k);
     for (const Key& k : r.reads) versions_.reader_done(k);
   }
-  in_flight_.reported(a.source, {{}, done.fetches, done.bytes, done.peak});
+  in_flight_.reported(a.source, done);
 }
 
 void HeadState::on_failure(const dyn::Channel::Arrival& a) {

@@ -48,7 +48,10 @@ class InFlight {
   std::optional<Error> silent(double timeout) const;
 
   // Worker `rank`'s counts so far, from its last report of tasks done.
-  void reported(int rank, const msg::Done& done) { reports_.at(static_cast<std::size_t>(rank)) = done; }
+  void reported(int rank, const msg::Done& done) {
+    Report& r = reports_.at(static_cast<std::size_t>(rank));
+    r = {done.fetches, done.bytes, done.peak};
+  }
   // The workers' counts in `s`: fetches and bytes summed, each one's peak.
   void add_reports(Statistics& s) const;
 
@@ -69,7 +72,12 @@ class InFlight {
   std::size_t left_ = 0;
   std::vector<std::size_t> outstanding_;  // per rank: tasks sent, not done
   std::vector<LoopClock::time_point> last_heard_;
-  std::vector<msg::Done> reports_;  // their counts; no completions
+  struct Report {
+    std::uint64_t fetches = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t peak = 0;
+  };
+  std::vector<Report> reports_;
 };
 
 }  // namespace herald::runtime::detail
