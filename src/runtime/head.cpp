@@ -6,6 +6,7 @@
 #include <herald/tracing.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 namespace herald::runtime::detail {

@@ -1,5 +1,6 @@
-// The head's side of the runtime: the task graph as submitted, its schedule at every wait(), the
-// versions of every datum and where their replicas are, and the tracking of tasks until done.
+// Head control: the head plans every rank's part at wait() (Planner), sends each rank its orders (Orders),
+// and follows the tasks until done (InFlight), each version's life (VersionLives) and the values read()
+// asks back (ReadBacks); ranks 1.. run the tasks.
 #pragma once
 
 #include "coordinator.hpp"
@@ -14,15 +15,12 @@
 #include <herald/error.hpp>
 #include <herald/runtime/runtime.hpp>
 
-#include <chrono>
-#include <climits>
 #include <cstdint>
 #include <exception>
-#include <map>
-#include <memory_resource>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace herald::runtime::detail {

@@ -9,7 +9,7 @@
 #include "protocol/messages.hpp"
 
 #include <herald/error.hpp>
-#include <herald/runtime/runtime.hpp>
+#include <herald/runtime/task.hpp>
 
 #include <cstddef>
 #include <cstdint>
