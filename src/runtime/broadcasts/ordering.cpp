@@ -67,9 +67,11 @@ bool tree_from_schedule(BroadcastOrder& b, const FoundBroadcast& f, const Planne
 
 // The batch's dynamic broadcasts' trees: the schedule's (tree_from_schedule), else planned on the links
 // (link_plan.hpp), in the order their versions are ready in the plan (among equals, by id): each order's
-// recipients become the order served, with their parents.
-void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast> found, const ControlSettings& settings,
-                const PlannedCopies& copies) {
+// recipients become the order served, with their parents. Returns, per order, whether the schedule's copies
+// gave its tree (for the log).
+std::vector<bool> plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast> found,
+                             const ControlSettings& settings, const PlannedCopies& copies) {
+  std::vector<bool> from_schedule(orders.size(), false);
   std::vector<std::size_t> by_ready;
   for (std::size_t i = 0; i < orders.size(); ++i)
     if (orders[i].strategy == BroadcastStrategy::dynbcast) by_ready.push_back(i);
@@ -79,7 +81,10 @@ void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast
   for (std::size_t i : by_ready) {
     BroadcastOrder& b = orders[i];
     const FoundBroadcast& f = found[i];
-    if (tree_from_schedule(b, f, copies)) continue;
+    if (tree_from_schedule(b, f, copies)) {
+      from_schedule[i] = true;
+      continue;
+    }
     needs.clear();
     for (std::size_t r = 0; r < f.recipients.size(); ++r)
       needs.push_back({.rank = f.recipients[r], .need = f.needs[r], .priority = f.priorities[r]});
@@ -98,6 +103,7 @@ void plan_trees(std::span<BroadcastOrder> orders, std::span<const FoundBroadcast
     }
     b.parents = tree.parents;
   }
+  return from_schedule;
 }
 
 }  // namespace
@@ -138,9 +144,11 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
     if (b.strategy == BroadcastStrategy::dynbcast && settings.trees == BroadcastTrees::spread)
       b.parents = numbering.ledger.tree(b.root, b.recipients, b.bytes);
   }
-  if (settings.trees == BroadcastTrees::planned) plan_trees(all, found, settings, copies);
+  std::vector<bool> from_schedule;
+  if (settings.trees == BroadcastTrees::planned) from_schedule = plan_trees(all, found, settings, copies);
   std::vector<BroadcastOrder> out;
-  for (BroadcastOrder& b : all) {
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    BroadcastOrder& b = all[i];
     ++stats.broadcasts;
     stats.broadcast_recipients += b.recipients.size();
     stats.broadcast_bytes += b.bytes * b.recipients.size();
@@ -160,6 +168,8 @@ std::vector<BroadcastOrder> order_broadcasts(std::vector<FoundBroadcast>& found,
         tree = ", " + to_string(settings.trees) + " tree: " +
                std::to_string(std::count(b.parents.begin(), b.parents.end(), -1)) + " from the root, depth " +
                std::to_string(*std::max_element(depth.begin(), depth.end()));
+        // A planned tree is the schedule's own copies where they reach every recipient, else planned on the links.
+        if (i < from_schedule.size()) tree += from_schedule[i] ? ", the schedule's copies" : ", on the link plan";
       }
       std::fprintf(stderr, "herald runtime: broadcast %llu of '%s' version %u, %llu bytes, from rank %d to %zu ranks, %s%s%s\n",
                    static_cast<unsigned long long>(b.id),
