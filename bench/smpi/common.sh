@@ -14,12 +14,17 @@ smpi_require() {
 }
 
 # smpi_build REPO BUILD TARGET...: herald configured with SMPI's compiler wrappers in BUILD (static
-# libraries, see CMakeLists.txt), and the targets built.
+# libraries, see CMakeLists.txt), and the targets built. Release, unless HERALD_SMPI_CMAKE_ARGS (configure
+# arguments, split on spaces, given last) says otherwise: CI, which checks that the runs finish and deliver,
+# builds at -O1 (.ci/run). Simulated times depend on it only where a run charges the host's own time (CPU=1
+# in smpi_settings).
 smpi_build() {
   local repo=$1 build=$2
   shift 2
+  local extra=()
+  read -r -a extra <<<"${HERALD_SMPI_CMAKE_ARGS:-}"
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx \
-    -DMPI_C_COMPILER=smpicc -DMPI_CXX_COMPILER=smpicxx >/dev/null
+    -DMPI_C_COMPILER=smpicc -DMPI_CXX_COMPILER=smpicxx "${extra[@]}" >/dev/null
   cmake --build "$build" -j2 --target "$@" >/dev/null
 }
 
