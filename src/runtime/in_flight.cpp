@@ -35,27 +35,28 @@ void InFlight::sent(std::uint64_t task, int rank, std::uint32_t kernel, std::spa
   ++left_;
 }
 
-InFlight::Running* InFlight::find(std::uint64_t task) {
+const InFlight::Running* InFlight::find(std::uint64_t task) const {
   if (task < first_ || task - first_ >= running_.size()) return nullptr;
-  Running& r = running_[task - first_];
+  const Running& r = running_[task - first_];
   return r.rank < 0 ? nullptr : &r;
 }
 
 InFlight::Done InFlight::done(std::uint64_t task, int rank) {
-  Running* r = find(task);
-  if (!r || r->rank != rank)
+  const Running* found = find(task);
+  if (!found || found->rank != rank)
     throw Error(Errc::invalid_argument, "rank " + std::to_string(rank) + " reports task " + std::to_string(task) +
                                             ", which it was not running");
   --outstanding_[static_cast<std::size_t>(rank)];
   --left_;
-  r->rank = -1;
-  const auto keys = std::span(keys_).subspan(r->keys, r->reads + r->writes);
-  return {r->kernel, r->bytes, keys.first(r->reads), keys.subspan(r->reads)};
+  Running& r = running_[task - first_];
+  r.rank = -1;
+  const auto keys = std::span(keys_).subspan(r.keys, r.reads + r.writes);
+  return {r.kernel, r.bytes, keys.first(r.reads), keys.subspan(r.reads)};
 }
 
 std::optional<std::uint32_t> InFlight::kernel(std::uint64_t task) const {
-  if (task < first_ || task - first_ >= running_.size() || running_[task - first_].rank < 0) return std::nullopt;
-  return running_[task - first_].kernel;
+  const Running* r = find(task);
+  return r ? std::optional(r->kernel) : std::nullopt;
 }
 
 void InFlight::restart() {

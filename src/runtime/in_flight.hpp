@@ -64,7 +64,7 @@ class InFlight {
     std::uint32_t reads = 0;
     std::uint32_t writes = 0;
   };
-  Running* find(std::uint64_t task);
+  const Running* find(std::uint64_t task) const;  // a task of this batch not done, or nullptr
 
   std::vector<Running> running_;  // this batch's, by task number - first_
   std::vector<Key> keys_;
