@@ -76,7 +76,7 @@ Forwarding forwarding_of(MPI_Comm comm, const Options& options) {
   return on_node == all ? Forwarding::serial : Forwarding::overlapped;
 }
 
-std::string where(int origin, int tag) {
+std::string message_named(int origin, int tag) {
   return "from rank " + std::to_string(origin) + " with tag " + std::to_string(tag);
 }
 
@@ -406,10 +406,10 @@ void Engine::on_message(const Channel::Arrival& arrival) {
   if (auto it = whole ? by_origin_.end() : by_origin_.find({h.origin, h.seq}); it != by_origin_.end()) {
     message = it->second;
     if (h.has_route || h.total != message->total || h.tag != message->tag)
-      throw Error(Errc::invalid_argument, "segment " + where(h.origin, h.tag) + " disagrees with its message");
+      throw Error(Errc::invalid_argument, "segment " + message_named(h.origin, h.tag) + " disagrees with its message");
   } else {
     if (!h.has_route)
-      throw Error(Errc::invalid_argument, "segment " + where(h.origin, h.tag) + " of a message never announced");
+      throw Error(Errc::invalid_argument, "segment " + message_named(h.origin, h.tag) + " of a message never announced");
     message = incoming_.get([](Incoming& m) { m.renew(); });
     message->id = next_id_++;
     message->origin = h.origin;
@@ -428,7 +428,7 @@ void Engine::on_message(const Channel::Arrival& arrival) {
     if (!message->placed) hold(*message);
   }
   if (message->arrived + h.segment.length > message->total)
-    throw Error(Errc::invalid_argument, "more bytes than announced " + where(h.origin, h.tag));
+    throw Error(Errc::invalid_argument, "more bytes than announced " + message_named(h.origin, h.tag));
   // A segment that rode in the frame is passed on at once.
   receive_piece(message->storage.subspan(h.segment.offset, h.segment.length), h, arrival.source,
                 [this, message, segment = h.segment] { on_segment(message, segment); });
@@ -554,7 +554,7 @@ void Engine::bind(Matcher::Id receive, Matcher::Id id) {
   if (message->total > posted.buffer.size()) {
     // MPI would write what fits; herald writes nothing, and the message still reaches its sub-tree.
     posted.state->error = Error(Errc::truncated, "message of " + std::to_string(message->total) + " bytes " +
-                                                     where(message->origin, message->tag) + " does not fit the " +
+                                                     message_named(message->origin, message->tag) + " does not fit the " +
                                                      std::to_string(posted.buffer.size()) + "-byte receive buffer");
     message->refused = true;
     if (!message->placed) hold(*message);

@@ -6,7 +6,7 @@
 namespace herald::pmpi {
 namespace {
 
-std::string lower(std::string_view text) {
+std::string lowercase(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -68,7 +68,7 @@ std::string library_name(std::string_view library_version) {
 }
 
 MpiFamily family_of(std::string_view library_version) {
-  const std::string line = lower(first_line(library_version));
+  const std::string line = lowercase(first_line(library_version));
   if (contains(line, "open mpi")) return MpiFamily::open_mpi;
   // MPICH itself and Cray MPICH ("... CRAY MPICH version 8.1.25 (ANL base 3.4a2)"), MVAPICH2 and MVAPICH,
   // Intel MPI ("Intel(R) MPI Library 2021.6 for Linux* OS").
@@ -86,7 +86,7 @@ std::optional<std::string> library_mismatch(MpiFamily built, std::string_view bu
   message += built_name;
   message += " but this program runs ";
   message += line;
-  if (!contains(lower(line), lower(family_name(actual)))) {
+  if (!contains(lowercase(line), lowercase(family_name(actual)))) {
     message += " (";
     message += family_name(actual);
     message += "'s family)";

@@ -11,7 +11,7 @@ namespace herald::runtime::detail {
 
 namespace {
 
-double at(const std::vector<double>& free, int rank) {
+double free_at(const std::vector<double>& free, int rank) {
   const auto r = static_cast<std::size_t>(rank);
   return r < free.size() ? free[r] : 0.0;
 }
@@ -22,8 +22,8 @@ void check_time(double t, const char* what) {
 
 }  // namespace
 
-double LinkQueues::out_free(int rank) const { return at(out_, rank); }
-double LinkQueues::in_free(int rank) const { return at(in_, rank); }
+double LinkQueues::out_free(int rank) const { return free_at(out_, rank); }
+double LinkQueues::in_free(int rank) const { return free_at(in_, rank); }
 
 double LinkQueues::start(int from, int to, double ready) const {
   return std::max({ready, out_free(from), in_free(to)});

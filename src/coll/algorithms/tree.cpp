@@ -13,7 +13,7 @@ Program tree_program(const TreeNode& node, std::size_t bytes, std::optional<std:
   return program;
 }
 
-TreeNode to_real(TreeNode node, int root, int ranks) {
+TreeNode node_to_real(TreeNode node, int root, int ranks) {
   if (node.parent >= 0) node.parent = herald::to_real(node.parent, root, ranks);
   for (int& child : node.children) child = herald::to_real(child, root, ranks);
   return node;

@@ -21,12 +21,12 @@ Program tree_program(const TreeNode& node, std::size_t bytes, std::optional<std:
 TreeNode binomial_node(int vrank, int ranks);
 
 // Converts a node built in virtual ranks (root = 0) to real ranks.
-TreeNode to_real(TreeNode node, int root, int ranks);
+TreeNode node_to_real(TreeNode node, int root, int ranks);
 
 // The program of real rank `rank` in a tree that `build(vrank)` describes in virtual ranks.
 template <class Build>
 Program tree_program(const Problem& p, int rank, std::optional<std::size_t> segment, Build&& build) {
-  return tree_program(to_real(build(herald::to_virtual(rank, p.root, p.ranks)), p.root, p.ranks), p.bytes, segment);
+  return tree_program(node_to_real(build(herald::to_virtual(rank, p.root, p.ranks)), p.root, p.ranks), p.bytes, segment);
 }
 
 }  // namespace herald::detail
