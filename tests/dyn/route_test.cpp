@@ -376,8 +376,9 @@ TEST(Route, ACallersTreeIsCheckedAndFollowedForEveryParentListUpToFiveRecipients
         // Siblings are served in list order: the earlier-listed child arrives in an earlier round.
         for (int i = 0; i < k; ++i)
           for (int j = i + 1; j < k; ++j)
-            if (parents[static_cast<std::size_t>(i)] == parents[static_cast<std::size_t>(j)])
+            if (parents[static_cast<std::size_t>(i)] == parents[static_cast<std::size_t>(j)]) {
               EXPECT_LT(seen.at(100 + i).round, seen.at(100 + j).round);
+            }
       }
       int i = 0;
       while (i < k && ++parents[static_cast<std::size_t>(i)] > 5) parents[static_cast<std::size_t>(i++)] = -2;

@@ -101,7 +101,7 @@ TEST(Learning, EveryRankRunsTheSameOnEveryCallAndEveryByteArrives) {
   for (const auto& [key, names] : ran)
     EXPECT_EQ(names.size(), 1u) << "call " << std::get<1>(key) << " on communicator " << std::get<0>(key) << " ran "
                                 << *names.begin() << " and " << *names.rbegin() << " on different ranks";
-  if (size > 1) EXPECT_GT(measured, 0) << "no call ran a candidate other than auto's own pick";
+  if (size > 1) { EXPECT_GT(measured, 0) << "no call ran a candidate other than auto's own pick"; }
   in.close();
   if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir);  // kept to look into where it failed
 }

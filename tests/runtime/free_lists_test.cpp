@@ -40,7 +40,7 @@ TEST(FreeLists, EveryClassHoldsItsSizesAndWastesLittle) {
     else ASSERT_LT(room - bytes, 16u) << bytes;                         // ...or than 16 bytes
     ASSERT_GE(c, last_class) << bytes;  // classes grow with the size...
     ASSERT_LE(c, last_class + 1) << bytes;  // ...one at a time, so none is empty
-    if (c > 0) ASSERT_GT(bytes, FreeLists::class_bytes(c - 1)) << bytes;  // the smallest class that fits
+    if (c > 0) { ASSERT_GT(bytes, FreeLists::class_bytes(c - 1)) << bytes; }  // the smallest class that fits
     last_class = c;
   }
 }

@@ -50,7 +50,7 @@ TEST(Heft, CriticalPathPrioritiesFollowTheUpwardRanks) {
   EXPECT_EQ(p[1], 6);
   for (std::size_t a = 0; a < 10; ++a)
     for (std::size_t b = 0; b < 10; ++b)
-      if (a != b) EXPECT_EQ(p[a] > p[b], rank[a] > rank[b] || (rank[a] == rank[b] && a < b)) << a << ", " << b;
+      if (a != b) { EXPECT_EQ(p[a] > p[b], rank[a] > rank[b] || (rank[a] == rank[b] && a < b)) << a << ", " << b; }
   // On every random graph: a permutation of 0..n-1, and a task above each of its successors.
   std::mt19937 rng(5);
   for (int trial = 0; trial < 200; ++trial) {
@@ -104,7 +104,7 @@ void expect_valid(const Workload& w, const Link& link, const TaskSchedule& s) {
       const Slot& slot = s.tasks[tasks[i]];
       EXPECT_EQ(slot.worker, worker);
       ASSERT_LT(slot.lane, w.lanes);
-      if (i > 0) EXPECT_LE(s.tasks[tasks[i - 1]].start, slot.start);  // by start time
+      if (i > 0) { EXPECT_LE(s.tasks[tasks[i - 1]].start, slot.start); }  // by start time
       EXPECT_LE(lane_free[slot.lane], slot.start + 1e-9);
       lane_free[slot.lane] = slot.finish;
     }

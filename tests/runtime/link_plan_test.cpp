@@ -56,8 +56,9 @@ TEST(LinkQueues, EveryTransferStartsAsTheRuleSaysOverEverySequenceOfThree) {
         // Two transfers on one link never overlap.
         for (std::size_t i = 0; i < planned.size(); ++i)
           for (std::size_t j = i + 1; j < planned.size(); ++j)
-            if (planned[i].from == planned[j].from || planned[i].to == planned[j].to)
+            if (planned[i].from == planned[j].from || planned[i].to == planned[j].to) {
               ASSERT_LE(planned[i].finish, planned[j].start);
+            }
         ++cases;
       }
   EXPECT_EQ(cases, options.size() * options.size() * options.size());

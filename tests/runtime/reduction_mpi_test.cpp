@@ -73,7 +73,7 @@ TEST_P(EveryStrategy, IntegerSumsAreExactWithAndWithoutAValue) {
     if (GetParam() == ReductionStrategy::tree) fold = m;           // m - 1 combines and the last one
     if (GetParam() == ReductionStrategy::all_to_one) fold = 1;     // one combine of everything
     if (GetParam() == ReductionStrategy::scatter) fold = m > 1 ? 2 * m + 1 : 1;  // splits, combines, gather
-    if (fold) EXPECT_EQ(head.statistics().tasks, 2 * static_cast<std::uint64_t>(tasks) + 2 * (m + fold) + 1);
+    if (fold) { EXPECT_EQ(head.statistics().tasks, 2 * static_cast<std::uint64_t>(tasks) + 2 * (m + fold) + 1); }
   });
   if (!reads_here(rt)) return;
   const std::int64_t sum = std::int64_t{tasks} * (tasks + 1) / 2;
@@ -164,9 +164,10 @@ TEST_P(EveryScheduler, AScatteredValueReachesEveryLaterUse) {
     after_double = (1 + sum + 100 * workers) * 2;
     head.read(d);
     head.wait();
-    if (rt.control() == Control::replicated || rt.is_head())
+    if (rt.control() == Control::replicated || rt.is_head()) {
       for (const auto& s : seen)
         for (std::int64_t v : s) EXPECT_EQ(v, 1 + sum);
+    }
     // A third one, overwritten before anything reads it.
     for (int w = 0; w < workers; ++w) head.submit("add", {reduce(d, "sum")}, arguments(std::int64_t{5}), {.worker = w});
     auto l = head.data(std::span(last), "last");

@@ -19,7 +19,7 @@ TEST(Settings, EachNameDeclaredOnce) {
   for (const Setting& s : settings()) {
     EXPECT_TRUE(s.name.starts_with("HERALD_")) << s.name;
     EXPECT_TRUE(names.insert(s.name).second) << s.name << " declared twice";
-    if (!s.old_name.empty()) EXPECT_TRUE(names.insert(s.old_name).second) << s.old_name << " declared twice";
+    if (!s.old_name.empty()) { EXPECT_TRUE(names.insert(s.old_name).second) << s.old_name << " declared twice"; }
     EXPECT_FALSE(s.doc.empty()) << s.name;
     EXPECT_FALSE(s.component.empty()) << s.name;
     EXPECT_NE(setting_type_name(s.type), "") << s.name;

@@ -25,8 +25,9 @@ TEST(TuneCandidates, OneNodeMeasuresEveryAlgorithmNodeMemoryIncluded) {
     for (const AlgorithmInfo& a : algorithms()) EXPECT_TRUE(has(list, a.name)) << a.name << " at " << bytes;
     for (const Candidate& c : list) {
       EXPECT_EQ(c.parameters.node_size, std::nullopt) << c.algorithm;
-      if (c.algorithm == "node_shared" || c.algorithm == "node_pipeline" || c.algorithm == "hierarchical")
+      if (c.algorithm == "node_shared" || c.algorithm == "node_pipeline" || c.algorithm == "hierarchical") {
         EXPECT_EQ(c.parameters.segment, std::nullopt) << c.algorithm << ": segments change nothing on one node";
+      }
     }
     EXPECT_EQ(std::ranges::count(list, Candidate{"native"}), 1);
   }
@@ -68,9 +69,10 @@ TEST(TuneCandidates, SegmentsBelowTheMessageEachOnce) {
           EXPECT_LT(*list[i].parameters.segment, bytes);
           EXPECT_LE(*list[i].parameters.segment, std::size_t{4} << 20);
         }
-        if (list[i].algorithm != "native")
+        if (list[i].algorithm != "native") {
           EXPECT_NO_THROW(make_schedule(find_algorithm(list[i].algorithm),
                                         {.ranks = 4, .root = 0, .bytes = bytes, .parameters = list[i].parameters}));
+        }
       }
     }
 }
