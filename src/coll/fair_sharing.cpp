@@ -26,8 +26,6 @@
 namespace herald::timing {
 namespace {
 
-constexpr double never = std::numeric_limits<double>::infinity();
-
 struct Flow {
   int source = 0;
   bool local = false;     // within a node, over its memory (a fat pipe at the node's bandwidth)

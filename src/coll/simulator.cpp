@@ -18,8 +18,6 @@
 namespace herald {
 namespace {
 
-constexpr double never = std::numeric_limits<double>::infinity();
-
 struct Message {
   int source;
   std::size_t send_step;

@@ -4,11 +4,15 @@
 #include <herald/dataflow.hpp>
 #include <herald/simulator.hpp>
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace herald::timing {
+
+// A time that never comes: a message not yet sent, a byte not yet arrived.
+constexpr double never = std::numeric_limits<double>::infinity();
 
 // What both models read: the schedule, each rank's dataflow, and for each send step the receive step it
 // pairs with at its peer.

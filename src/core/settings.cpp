@@ -14,112 +14,116 @@
 namespace herald {
 namespace {
 
-using enum SettingType;
-
 // docs/configuration.md lists the same settings in the same order; a test checks that they agree.
-constexpr std::array table = {
-    // coll
-    Setting{"HERALD_ALGORITHM", choice, "auto", "auto|native|<an algorithm of the table>", "coll",
-            "algorithm used when a call names none", ""},
-    Setting{"HERALD_SEGMENT_SIZE", bytes, "per algorithm", "", "coll", "segment size of the segmented algorithms", ""},
-    Setting{"HERALD_CHAIN_FANOUT", count, "per algorithm", "1..", "coll", "number of chains leaving the root in chain", ""},
-    Setting{"HERALD_KNOMIAL_RADIX", count, "per algorithm", "2..", "coll", "radix of knomial", ""},
-    Setting{"HERALD_LEADER_STAGE", choice, "chain", "chain|two_tree|split_binary|binary|scatter_ring_tuned|binomial|circulant",
-            "coll", "the broadcast among node leaders of node_pipeline and node_shared", ""},
-    Setting{"HERALD_RANKS_PER_NODE", count, "the node layout herald finds", "1..", "coll",
-            "ranks per node for the node-aware algorithms, nodes holding consecutive ranks", ""},
-    Setting{"HERALD_ALPHA", seconds, "1e-6, or the tuning file's", "", "coll", "per-message cost of auto's cost model", ""},
-    Setting{"HERALD_BETA", seconds, "1e-10, or the tuning file's", "", "coll", "per-byte cost of auto's cost model", ""},
-    Setting{"HERALD_NODE_ALPHA", seconds, "as between nodes", "", "coll", "per-message cost between two ranks of one node", ""},
-    Setting{"HERALD_NODE_BETA", seconds, "as between nodes", "", "coll", "per-byte cost between two ranks of one node", ""},
-    Setting{"HERALD_GAP", seconds, "HERALD_ALPHA", "", "coll", "seconds a message holds its ports besides its bytes (LogP's g)", ""},
-    Setting{"HERALD_NETWORK", choice, "ports", "ports|fair", "coll",
-            "network the cost model describes: one message per port, or links shared fairly", ""},
-    Setting{"HERALD_OVERHEAD", seconds, "0", "", "coll", "with fair: seconds a rank spends per message sent and received", ""},
-    Setting{"HERALD_EAGER_BYTES", bytes, "0", "", "coll", "with fair: largest message the MPI sends eagerly", ""},
-    Setting{"HERALD_PRESET", choice, "", "shared-memory|ethernet-10g|ethernet-100g|infiniband-edr|infiniband-hdr|omni-path|slingshot",
-            "coll", "a built-in model of a typical machine when there is no tuning file", ""},
-    Setting{"HERALD_TUNING_FILE", path, "", "", "coll", "a tuning file written by herald-tune, for auto", ""},
-    Setting{"HERALD_TUNING_FALLBACK", switch_, "0", "", "coll", "a refused tuning file is reported once and set aside", ""},
-    Setting{"HERALD_AUTO_NATIVE_BELOW", bytes, "512 at 2 ranks a node, 256 above", "", "coll",
-            "without a measurement, on one node, auto keeps the MPI's own broadcast below this size", ""},
-    Setting{"HERALD_VERBOSE", switch_, "0", "", "coll", "rank 0 of each communicator says what auto runs and why", ""},
-    Setting{"HERALD_AUTO_LEARN", switch_, "0", "", "coll",
-            "auto tries its nearest candidates on each communicator's blocking calls and keeps the fastest", ""},
-    Setting{"HERALD_TUNING_LEARN", path, "", "", "coll", "MPI_Finalize writes what HERALD_AUTO_LEARN learned as a tuning file", ""},
-    Setting{"HERALD_SENDS_IN_FLIGHT", count, "1", "1..", "coll", "sends of one rank the executor keeps in flight", ""},
-    Setting{"HERALD_SENDS_PER_PEER", count, "HERALD_SENDS_IN_FLIGHT", "1..", "coll", "of those, at most this many to one peer", ""},
-    Setting{"HERALD_EMULATE_NODES", text, "", "<k>[,blocks]|<k>,cyclic", "coll",
-            "nodes made up from the ranks of MPI_COMM_WORLD in place of the host names", ""},
-    Setting{"HERALD_MAX_MESSAGE_BYTES", bytes, "2147483647", "1..2147483647", "coll",
-            "largest single MPI message herald sends; longer steps are split", ""},
-    Setting{"HERALD_STRICT_SETTINGS", switch_, "0", "", "coll",
-            "an unknown or deprecated HERALD_* variable, or a refused value, is an error, not a warning", ""},
-    // dyn
-    Setting{"HERALD_DYN_ALGORITHM", choice, "auto", "auto|binomial|balanced_binomial|binary|chain|knomial|linear", "dyn",
-            "tree shape of dynamic broadcasts", ""},
-    Setting{"HERALD_DYN_FORWARDING", choice, "serial on one node, else overlapped", "serial|overlapped", "dyn",
-            "how forwarders move bytes when shapes are priced", ""},
-    Setting{"HERALD_DYN_FRAME_SLOT", bytes, "16K", "", "dyn", "size of each pre-posted receive slot for message headers", ""},
-    Setting{"HERALD_DYN_WINDOW", bytes, "512K", "0: no bound", "dyn",
-            "bulk bytes a rank keeps on the wire to one rank at once", ""},
-    Setting{"HERALD_DYN_WINDOW_PIECES", count, "2", "0: no bound", "dyn",
-            "bulk pieces a rank keeps on the wire to one rank at once", ""},
-    Setting{"HERALD_DYN_TOTAL_WINDOW", bytes, "0", "0: no bound", "dyn",
-            "bulk bytes a rank keeps on the wire to all ranks together", ""},
-    Setting{"HERALD_DYN_PROGRESS_THREAD", switch_, "0", "", "dyn", "a progress thread advances active messages", ""},
-    // runtime
-    Setting{"HERALD_RUNTIME_THREADS", count, "1; 0 in a process bound to one core", "", "runtime",
-            "threads per worker that run kernels", ""},
-    Setting{"HERALD_RUNTIME_CONTROL", choice, "head", "head|replicated", "runtime", "who runs the program and decides", ""},
-    Setting{"HERALD_RUNTIME_SCHEDULER", choice, "heft", "heft|round_robin|mapped|owner", "runtime", "the task scheduler", ""},
-    Setting{"HERALD_RUNTIME_BCAST", choice, "nobcast", "nobcast|p2p|mpibcast|mpibcast:herald|dynbcast|auto", "runtime",
-            "how a version read on several workers that lack it moves", "HERALD_RT_BCAST"},
-    Setting{"HERALD_RUNTIME_BCAST_SYNC", switch_, "0", "", "runtime",
-            "a broadcast's recipients run no task reading it until every recipient has it", "HERALD_RT_BCAST_SYNC"},
-    Setting{"HERALD_RUNTIME_REDUCE", choice, "auto", "tree|all_to_one|scatter|auto", "runtime",
-            "how the ranks' partials of a reduction meet", ""},
-    Setting{"HERALD_RUNTIME_TREES", choice, "dyn", "dyn|spread|planned", "runtime",
-            "who forwards a dynamic broadcast: dyn's shape, spread by bytes sent, or planned on the links", ""},
-    Setting{"HERALD_RUNTIME_LOG", switch_, "0", "", "runtime", "one line per broadcast found, by the head or, replicated, its root",
-            "HERALD_RT_LOG"},
-    Setting{"HERALD_RUNTIME_TIMEOUT", seconds, "60", "", "runtime", "seconds a worker may stay silent before it is lost", ""},
-    Setting{"HERALD_RUNTIME_IDLE_SLEEP", seconds, "50e-6", "", "runtime", "longest sleep of an idle polling loop", ""},
-    Setting{"HERALD_RUNTIME_INJECT", text, "", "<kind>:<rank>", "runtime", "a fault injected for the runtime's tests", ""},
-    Setting{"HERALD_SMPI_SHARED_REPLICAS", switch_, "0", "", "runtime",
-            "SimGrid builds: every replica maps one shared block", ""},
-    // trace
-    Setting{"HERALD_TRACE", path, "", "", "trace", "a directory to write a trace into", ""},
-    // balance
-    Setting{"HERALD_BALANCE_IMPLICIT", switch_, "0", "", "balance", "every outermost parallel region ends a phase", ""},
-    Setting{"HERALD_BALANCE_EVERY", count, "1", "1..", "balance", "act on every X-th phase end", ""},
-    Setting{"HERALD_BALANCE_AT", count, "", "1..", "balance", "act once, at the X-th phase end", ""},
-    Setting{"HERALD_BALANCE_LOG", switch_, "0", "", "balance", "the node's first process prints each decision", ""},
-    Setting{"HERALD_BALANCE_BIND", switch_, "1", "", "balance", "bind threads to the chosen cores", ""},
-    Setting{"HERALD_BALANCE_CLOCK", choice, "wall", "wall|cpu", "balance", "the clock a thread's work is read on", ""},
-    Setting{"HERALD_BALANCE_CORES", list, "hwloc's topology", "48|2x24|24,24", "balance", "pretend the node has these cores per socket", ""},
-    // pmpi
-    Setting{"HERALD_PMPI_LOG", switch_, "0", "", "pmpi", "each intercepted broadcast prints its size and algorithm", ""},
-    Setting{"HERALD_STATS", switch_, "0", "", "pmpi", "MPI_Finalize prints the broadcasts herald ran", ""},
-    // The test suite's own (besides any HERALD_TEST_* variable).
-    Setting{"HERALD_EXPECT_PMPI", switch_, "0", "", "tests", "the drop-in test program checks that herald ran", ""},
-    Setting{"HERALD_BAD_SETTING", text, "", "", "tests", "the drop-in error test's variable set to a bad value", ""},
-    Setting{"HERALD_WRITE_MESSAGE_CORPUS", path, "", "", "tests", "a folder the message test writes the fuzz seeds into", ""},
-    // The scripts' (README.md, docs/building.md): set for them, seen by the programs they run.
-    Setting{"HERALD_BUILD_DIR", path, "build", "", "scripts", "build directory of scripts/test.sh and main.sh", ""},
-    Setting{"HERALD_BUILD_TYPE", choice, "Release", "", "scripts", "CMAKE_BUILD_TYPE of scripts/test.sh", ""},
-    Setting{"HERALD_MPI", choice, "the system's", "openmpi|mpich|both", "scripts", "the MPI scripts/setup.sh and test.sh use", ""},
-    Setting{"HERALD_CMAKE_ARGS", text, "", "", "scripts", "extra configure arguments of scripts/test.sh", ""},
-    Setting{"HERALD_CTEST_ARGS", text, "", "", "scripts", "extra ctest arguments of scripts/test.sh", ""},
-    Setting{"HERALD_SIMGRID", switch_, "0", "", "scripts", "scripts/setup.sh also installs SimGrid", ""},
-    Setting{"HERALD_STARPU", switch_, "0", "", "scripts", "scripts/setup.sh also installs StarPU", ""},
-    Setting{"HERALD_MPI4PY_VENV", path, "~/.cache/herald/mpi4py-venv", "", "scripts", "a virtual environment with mpi4py, which the mpi4py test prefers to Debian's", ""},
-    Setting{"HERALD_FRESH_ENV", text, "", "", "scripts", "variables scripts/fresh-root.sh passes to its command", ""},
-    Setting{"HERALD_CLUSTER_NET", text, "10.213.0", "", "scripts", "the emulated cluster's network (bench/cluster)", ""},
-    Setting{"HERALD_TASK_BENCH_DIR", path, "~/.cache/herald/task-bench", "", "scripts", "where bench/taskbench/peer.sh builds Task Bench", ""},
-    Setting{"HERALD_TASK_BENCH_SOURCE", path, "", "", "scripts", "where bench/taskbench/peer.sh clones Task Bench from", ""},
-    Setting{"HERALD_METG_NAME", text, "metg-p<ranks>", "", "scripts", "the name of bench/taskbench/metg.sh's results", ""},
-};
+constexpr auto make_table() {
+  using enum SettingType;  // inside: a batched build would carry the names into the next sources
+  return std::array{
+      // coll
+      Setting{"HERALD_ALGORITHM", choice, "auto", "auto|native|<an algorithm of the table>", "coll",
+              "algorithm used when a call names none", ""},
+      Setting{"HERALD_SEGMENT_SIZE", bytes, "per algorithm", "", "coll", "segment size of the segmented algorithms", ""},
+      Setting{"HERALD_CHAIN_FANOUT", count, "per algorithm", "1..", "coll", "number of chains leaving the root in chain", ""},
+      Setting{"HERALD_KNOMIAL_RADIX", count, "per algorithm", "2..", "coll", "radix of knomial", ""},
+      Setting{"HERALD_LEADER_STAGE", choice, "chain", "chain|two_tree|split_binary|binary|scatter_ring_tuned|binomial|circulant",
+              "coll", "the broadcast among node leaders of node_pipeline and node_shared", ""},
+      Setting{"HERALD_RANKS_PER_NODE", count, "the node layout herald finds", "1..", "coll",
+              "ranks per node for the node-aware algorithms, nodes holding consecutive ranks", ""},
+      Setting{"HERALD_ALPHA", seconds, "1e-6, or the tuning file's", "", "coll", "per-message cost of auto's cost model", ""},
+      Setting{"HERALD_BETA", seconds, "1e-10, or the tuning file's", "", "coll", "per-byte cost of auto's cost model", ""},
+      Setting{"HERALD_NODE_ALPHA", seconds, "as between nodes", "", "coll", "per-message cost between two ranks of one node", ""},
+      Setting{"HERALD_NODE_BETA", seconds, "as between nodes", "", "coll", "per-byte cost between two ranks of one node", ""},
+      Setting{"HERALD_GAP", seconds, "HERALD_ALPHA", "", "coll", "seconds a message holds its ports besides its bytes (LogP's g)", ""},
+      Setting{"HERALD_NETWORK", choice, "ports", "ports|fair", "coll",
+              "network the cost model describes: one message per port, or links shared fairly", ""},
+      Setting{"HERALD_OVERHEAD", seconds, "0", "", "coll", "with fair: seconds a rank spends per message sent and received", ""},
+      Setting{"HERALD_EAGER_BYTES", bytes, "0", "", "coll", "with fair: largest message the MPI sends eagerly", ""},
+      Setting{"HERALD_PRESET", choice, "", "shared-memory|ethernet-10g|ethernet-100g|infiniband-edr|infiniband-hdr|omni-path|slingshot",
+              "coll", "a built-in model of a typical machine when there is no tuning file", ""},
+      Setting{"HERALD_TUNING_FILE", path, "", "", "coll", "a tuning file written by herald-tune, for auto", ""},
+      Setting{"HERALD_TUNING_FALLBACK", switch_, "0", "", "coll", "a refused tuning file is reported once and set aside", ""},
+      Setting{"HERALD_AUTO_NATIVE_BELOW", bytes, "512 at 2 ranks a node, 256 above", "", "coll",
+              "without a measurement, on one node, auto keeps the MPI's own broadcast below this size", ""},
+      Setting{"HERALD_VERBOSE", switch_, "0", "", "coll", "rank 0 of each communicator says what auto runs and why", ""},
+      Setting{"HERALD_AUTO_LEARN", switch_, "0", "", "coll",
+              "auto tries its nearest candidates on each communicator's blocking calls and keeps the fastest", ""},
+      Setting{"HERALD_TUNING_LEARN", path, "", "", "coll", "MPI_Finalize writes what HERALD_AUTO_LEARN learned as a tuning file", ""},
+      Setting{"HERALD_SENDS_IN_FLIGHT", count, "1", "1..", "coll", "sends of one rank the executor keeps in flight", ""},
+      Setting{"HERALD_SENDS_PER_PEER", count, "HERALD_SENDS_IN_FLIGHT", "1..", "coll", "of those, at most this many to one peer", ""},
+      Setting{"HERALD_EMULATE_NODES", text, "", "<k>[,blocks]|<k>,cyclic", "coll",
+              "nodes made up from the ranks of MPI_COMM_WORLD in place of the host names", ""},
+      Setting{"HERALD_MAX_MESSAGE_BYTES", bytes, "2147483647", "1..2147483647", "coll",
+              "largest single MPI message herald sends; longer steps are split", ""},
+      Setting{"HERALD_STRICT_SETTINGS", switch_, "0", "", "coll",
+              "an unknown or deprecated HERALD_* variable, or a refused value, is an error, not a warning", ""},
+      // dyn
+      Setting{"HERALD_DYN_ALGORITHM", choice, "auto", "auto|binomial|balanced_binomial|binary|chain|knomial|linear", "dyn",
+              "tree shape of dynamic broadcasts", ""},
+      Setting{"HERALD_DYN_FORWARDING", choice, "serial on one node, else overlapped", "serial|overlapped", "dyn",
+              "how forwarders move bytes when shapes are priced", ""},
+      Setting{"HERALD_DYN_FRAME_SLOT", bytes, "16K", "", "dyn", "size of each pre-posted receive slot for message headers", ""},
+      Setting{"HERALD_DYN_WINDOW", bytes, "512K", "0: no bound", "dyn",
+              "bulk bytes a rank keeps on the wire to one rank at once", ""},
+      Setting{"HERALD_DYN_WINDOW_PIECES", count, "2", "0: no bound", "dyn",
+              "bulk pieces a rank keeps on the wire to one rank at once", ""},
+      Setting{"HERALD_DYN_TOTAL_WINDOW", bytes, "0", "0: no bound", "dyn",
+              "bulk bytes a rank keeps on the wire to all ranks together", ""},
+      Setting{"HERALD_DYN_PROGRESS_THREAD", switch_, "0", "", "dyn", "a progress thread advances active messages", ""},
+      // runtime
+      Setting{"HERALD_RUNTIME_THREADS", count, "1; 0 in a process bound to one core", "", "runtime",
+              "threads per worker that run kernels", ""},
+      Setting{"HERALD_RUNTIME_CONTROL", choice, "head", "head|replicated", "runtime", "who runs the program and decides", ""},
+      Setting{"HERALD_RUNTIME_SCHEDULER", choice, "heft", "heft|round_robin|mapped|owner", "runtime", "the task scheduler", ""},
+      Setting{"HERALD_RUNTIME_BCAST", choice, "nobcast", "nobcast|p2p|mpibcast|mpibcast:herald|dynbcast|auto", "runtime",
+              "how a version read on several workers that lack it moves", "HERALD_RT_BCAST"},
+      Setting{"HERALD_RUNTIME_BCAST_SYNC", switch_, "0", "", "runtime",
+              "a broadcast's recipients run no task reading it until every recipient has it", "HERALD_RT_BCAST_SYNC"},
+      Setting{"HERALD_RUNTIME_REDUCE", choice, "auto", "tree|all_to_one|scatter|auto", "runtime",
+              "how the ranks' partials of a reduction meet", ""},
+      Setting{"HERALD_RUNTIME_TREES", choice, "dyn", "dyn|spread|planned", "runtime",
+              "who forwards a dynamic broadcast: dyn's shape, spread by bytes sent, or planned on the links", ""},
+      Setting{"HERALD_RUNTIME_LOG", switch_, "0", "", "runtime", "one line per broadcast found, by the head or, replicated, its root",
+              "HERALD_RT_LOG"},
+      Setting{"HERALD_RUNTIME_TIMEOUT", seconds, "60", "", "runtime", "seconds a worker may stay silent before it is lost", ""},
+      Setting{"HERALD_RUNTIME_IDLE_SLEEP", seconds, "50e-6", "", "runtime", "longest sleep of an idle polling loop", ""},
+      Setting{"HERALD_RUNTIME_INJECT", text, "", "<kind>:<rank>", "runtime", "a fault injected for the runtime's tests", ""},
+      Setting{"HERALD_SMPI_SHARED_REPLICAS", switch_, "0", "", "runtime",
+              "SimGrid builds: every replica maps one shared block", ""},
+      // trace
+      Setting{"HERALD_TRACE", path, "", "", "trace", "a directory to write a trace into", ""},
+      // balance
+      Setting{"HERALD_BALANCE_IMPLICIT", switch_, "0", "", "balance", "every outermost parallel region ends a phase", ""},
+      Setting{"HERALD_BALANCE_EVERY", count, "1", "1..", "balance", "act on every X-th phase end", ""},
+      Setting{"HERALD_BALANCE_AT", count, "", "1..", "balance", "act once, at the X-th phase end", ""},
+      Setting{"HERALD_BALANCE_LOG", switch_, "0", "", "balance", "the node's first process prints each decision", ""},
+      Setting{"HERALD_BALANCE_BIND", switch_, "1", "", "balance", "bind threads to the chosen cores", ""},
+      Setting{"HERALD_BALANCE_CLOCK", choice, "wall", "wall|cpu", "balance", "the clock a thread's work is read on", ""},
+      Setting{"HERALD_BALANCE_CORES", list, "hwloc's topology", "48|2x24|24,24", "balance", "pretend the node has these cores per socket", ""},
+      // pmpi
+      Setting{"HERALD_PMPI_LOG", switch_, "0", "", "pmpi", "each intercepted broadcast prints its size and algorithm", ""},
+      Setting{"HERALD_STATS", switch_, "0", "", "pmpi", "MPI_Finalize prints the broadcasts herald ran", ""},
+      // The test suite's own (besides any HERALD_TEST_* variable).
+      Setting{"HERALD_EXPECT_PMPI", switch_, "0", "", "tests", "the drop-in test program checks that herald ran", ""},
+      Setting{"HERALD_BAD_SETTING", text, "", "", "tests", "the drop-in error test's variable set to a bad value", ""},
+      Setting{"HERALD_WRITE_MESSAGE_CORPUS", path, "", "", "tests", "a folder the message test writes the fuzz seeds into", ""},
+      // The scripts' (README.md, docs/building.md): set for them, seen by the programs they run.
+      Setting{"HERALD_BUILD_DIR", path, "build", "", "scripts", "build directory of scripts/test.sh and main.sh", ""},
+      Setting{"HERALD_BUILD_TYPE", choice, "Release", "", "scripts", "CMAKE_BUILD_TYPE of scripts/test.sh", ""},
+      Setting{"HERALD_MPI", choice, "the system's", "openmpi|mpich|both", "scripts", "the MPI scripts/setup.sh and test.sh use", ""},
+      Setting{"HERALD_CMAKE_ARGS", text, "", "", "scripts", "extra configure arguments of scripts/test.sh", ""},
+      Setting{"HERALD_CTEST_ARGS", text, "", "", "scripts", "extra ctest arguments of scripts/test.sh", ""},
+      Setting{"HERALD_SIMGRID", switch_, "0", "", "scripts", "scripts/setup.sh also installs SimGrid", ""},
+      Setting{"HERALD_STARPU", switch_, "0", "", "scripts", "scripts/setup.sh also installs StarPU", ""},
+      Setting{"HERALD_MPI4PY_VENV", path, "~/.cache/herald/mpi4py-venv", "", "scripts", "a virtual environment with mpi4py, which the mpi4py test prefers to Debian's", ""},
+      Setting{"HERALD_FRESH_ENV", text, "", "", "scripts", "variables scripts/fresh-root.sh passes to its command", ""},
+      Setting{"HERALD_CLUSTER_NET", text, "10.213.0", "", "scripts", "the emulated cluster's network (bench/cluster)", ""},
+      Setting{"HERALD_TASK_BENCH_DIR", path, "~/.cache/herald/task-bench", "", "scripts", "where bench/taskbench/peer.sh builds Task Bench", ""},
+      Setting{"HERALD_TASK_BENCH_SOURCE", path, "", "", "scripts", "where bench/taskbench/peer.sh clones Task Bench from", ""},
+      Setting{"HERALD_METG_NAME", text, "metg-p<ranks>", "", "scripts", "the name of bench/taskbench/metg.sh's results", ""},
+
+  };
+}
+
+constexpr std::array settings_table = make_table();
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -157,6 +161,7 @@ const Setting& registered(std::string_view name) {
 }  // namespace
 
 std::string_view setting_type_name(SettingType type) {
+  using enum SettingType;
   switch (type) {
     case switch_: return "switch";
     case count: return "count";
@@ -170,10 +175,10 @@ std::string_view setting_type_name(SettingType type) {
   return "text";
 }
 
-std::span<const Setting> settings() { return table; }
+std::span<const Setting> settings() { return settings_table; }
 
 const Setting* find_setting(std::string_view name) {
-  for (const Setting& s : table)
+  for (const Setting& s : settings_table)
     if (s.name == name || (!s.old_name.empty() && s.old_name == name)) return &s;
   return nullptr;
 }
@@ -198,7 +203,7 @@ std::string_view nearest_name(std::string_view name, std::span<const std::string
 
 std::string_view nearest_setting(std::string_view name) {
   std::vector<std::string_view> names;
-  for (const Setting& s : table) names.push_back(s.name);
+  for (const Setting& s : settings_table) names.push_back(s.name);
   return nearest_name(name, names);
 }
 

@@ -58,7 +58,7 @@
 namespace {
 
 // What a generalized request reports when it completes; owned by MPI's request (freed by release()).
-struct Outcome {
+struct RequestOutcome {
   int error = MPI_SUCCESS;
 };
 
@@ -67,10 +67,10 @@ int query(void* extra, MPI_Status* status) {
   MPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_UNDEFINED;
   status->MPI_TAG = MPI_UNDEFINED;
-  return static_cast<Outcome*>(extra)->error;
+  return static_cast<RequestOutcome*>(extra)->error;
 }
 int release(void* extra) {
-  delete static_cast<Outcome*>(extra);
+  delete static_cast<RequestOutcome*>(extra);
   return MPI_SUCCESS;
 }
 // MPI calls cancelling a nonblocking collective erroneous, and MPI libraries refuse it: so does herald (MPI_Cancel
@@ -82,7 +82,7 @@ int cancel(void*, int) {
 
 struct Pending {
   herald::mpi::TypedRequest typed;
-  Outcome* outcome;  // owned by the generalized request
+  RequestOutcome* outcome;  // owned by the generalized request
 };
 
 // The library's one object: broadcasts in flight by their generalized request, and counters.
@@ -407,7 +407,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     self.count();
     if (request == nullptr)
       throw herald::Error(herald::Errc::invalid_argument, "MPI_Ibcast: the request pointer is null");
-    auto outcome = std::make_unique<Outcome>();
+    auto outcome = std::make_unique<RequestOutcome>();
     auto pending = std::make_unique<Pending>(
         Pending{herald::mpi::typed_ibcast(buffer, count, datatype, root, comm), outcome.get()});
     note("MPI_Ibcast", count, datatype, root, comm);

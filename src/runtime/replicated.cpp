@@ -24,8 +24,6 @@ constexpr std::size_t statistic_fields = 4;
 // pushed to their readers rather than fetched.
 constexpr std::size_t push_bytes = dyn::Channel::Options{}.max_inline;
 
-bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 }  // namespace
 
 ReplicatedState::ReplicatedState(dyn::Channel& channel, Worker& local, const std::vector<KernelEntry>& kernels,
@@ -128,7 +126,7 @@ void ReplicatedState::settled(const DataPlan::Settled& s) {
   if (!s.broadcast && planner_.plan().datum(s.key.handle).bytes <= push_bytes) {
     if (r.origin == rank_)
       for (int to : r.recipients) pushes_.push_back({s.key, to});
-    else if (contains(r.recipients, rank_))
+    else if (std::ranges::find(r.recipients, rank_) != r.recipients.end())
       pushed_here_.push_back(s.key);
   }
   // This rank's uses of a version nobody will read again: the replica goes once they are done.

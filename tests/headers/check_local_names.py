@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""No two sources under src/ define a local function of the same name.
+"""No two sources under src/ give one name to something local, and none opens a namespace to the next.
 
 The libraries compile in batches (HERALD_UNITY_BUILD): the sources of a batch become one translation unit,
-so a function one source keeps to itself (in an unnamed namespace, or static) is seen by the sources after
-it. Two such functions of one name are then overloads of each other, and a call may bind to the other
-file's function without a word from the compiler where its parameters match better. A second definition
-of one signature fails to compile, so only the silent case needs this check. It reads the sources as text:
-a definition is a line at the unnamed namespace's own level (or a static one at namespace scope) that names
-a function and opens its parameter list.
+so what one source keeps to itself (in an unnamed namespace, or static) is seen by the sources after it.
+Two local functions of one name are then overloads of each other, and a call may bind to the other file's
+function without a word from the compiler; a constant of one name in an inner namespace hides the other;
+two types or variables of one name fail to compile once a change of files puts them in one batch. A
+`using namespace` or `using enum` at namespace scope brings its names into every later source of the batch.
+
+It reads the sources as text. A declaration is the first line of a statement at an unnamed namespace's own
+level (or a static function at namespace scope); its name is the identifier before the first `(`, `{`,
+`=`, `[`, `;` or `:` of its statement, or after struct/class/enum/union/using. Braces and parentheses in
+comments and literals are skipped.
 """
 import argparse
 import collections
@@ -15,52 +19,154 @@ import pathlib
 import re
 import sys
 
-DEFINITION = re.compile(
-    r"^(?:(?:static|inline|constexpr|template\s*<[^>]*>)\s+)*"  # specifiers
-    r"[\w:<>,*&\s]+?[\s*&]"                                     # the return type
-    r"(?P<name>[A-Za-z_]\w*)\s*\([^;]*$"                        # the name, then its parameters, not a declaration
-)
-NOT_A_DEFINITION = ("return", "if", "for", "while", "switch", "else", "using", "case", "throw", "co_return")
-UNNAMED = re.compile(r"^\s*namespace\s*\{")
+ATTRIBUTES = re.compile(r"^(?:\[\[[^\]]*\]\]\s*|__attribute__\s*\(\(.*?\)\)\s*)+")
+TYPE = re.compile(r"^(?:struct|class|union|enum(?:\s+class|\s+struct)?)\s+(?:\[\[[^\]]*\]\]\s*)?(\w+)")
+ALIAS = re.compile(r"^using\s+(\w+)\s*=")
+OPENS = re.compile(r"^using\s+(?:namespace|enum)\b")
+NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*$")  # the last identifier, past template arguments
+KEYWORDS = {"operator", "const", "constexpr", "static", "inline", "noexcept", "return", "template", "typename"}
+NAMESPACE = re.compile(r"^\s*(?:inline\s+)?namespace\s*([\w:]*)\s*\{")
 
 
-def local_functions(text):
-    """The names of the functions a source defines with internal linkage."""
-    depth = 0
-    unnamed = []  # brace depths at which an unnamed namespace's body starts
-    for line in text.splitlines():
-        code = line.strip()
-        if code and not code.startswith(("//", "#")):
-            inside = bool(unnamed) and depth == unnamed[-1]
-            static = code.startswith("static ") and depth <= 2  # at most two named namespaces deep
-            match = DEFINITION.match(code) if inside or static else None
-            if match and not code.startswith(NOT_A_DEFINITION) and "=" not in code.split("(")[0]:
-                yield match.group("name")
-        if UNNAMED.match(line):
-            unnamed.append(depth + 1)
-        depth += line.count("{") - line.count("}")
-        while unnamed and depth < unnamed[-1]:
-            unnamed.pop()
+def code_of(text):
+    """The source with comments, string and character literals blanked out (lines kept)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join("\n" if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif text.startswith('R"', i):
+            k = text.find("(", i)
+            end = ")" + text[i + 2:k] + '"'
+            j = text.find(end, k)
+            j = n if j < 0 else j + len(end)
+            out.append('""' + "\n" * text[i:j].count("\n"))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def declared_name(statement):
+    """The name a namespace-scope statement declares, or None."""
+    s = ATTRIBUTES.sub("", statement.strip())
+    s = re.sub(r"^template\s*<.*?>\s*", "", s)
+    if OPENS.match(s):
+        return None
+    m = TYPE.match(s) or ALIAS.match(s)
+    if m:
+        return m.group(1)
+    if s.startswith(("using", "namespace", "typedef", "static_assert", "extern", "friend", "#")):
+        return None
+    cut = re.search(r"[({=\[;:]", s.replace("::", "  "))
+    m = NAME.search(s[:cut.start()] if cut else s)
+    return m.group(1) if m and m.group(1) not in KEYWORDS else None
+
+
+def locals_of(text):
+    """(name, line) of what a source declares with internal linkage, and the lines that open a namespace."""
+    names, opens = [], []
+    depth = parens = 0
+    scopes = [(0, False)]  # namespace bodies: (brace depth of the body, unnamed)
+    statement, first_line = None, 0  # the statement at the innermost namespace's level, once it begins
+    recorded = False
+    bodies = []  # per brace opened at that level: whether it closes the statement (a body, not an initializer)
+    for number, line in enumerate(code_of(text).splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        for ch in line:
+            here = depth == scopes[-1][0]
+            if here and statement is None and not ch.isspace() and ch not in ";}":
+                statement, first_line, recorded = "", number, False
+            if here and statement is not None:
+                statement += ch
+            if ch == "(":
+                parens += 1
+            elif ch == ")":
+                parens -= 1
+            elif ch == "{":
+                if here and statement is not None:
+                    head = statement[:-1]
+                    if not recorded:
+                        record(head, first_line, scopes[-1][1], names, opens)
+                        recorded = True
+                    opened = NAMESPACE.match(head + "{")
+                    if opened:
+                        scopes.append((depth + 1, not opened.group(1)))
+                        statement = None
+                    else:
+                        plain = re.sub(r"operator\s*[^\s(]+", "operator", head)  # operator= is no initializer
+                        bodies.append(bool(TYPE.match(head.strip())) or ("(" in plain and "=" not in plain.split("(")[0]))
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if len(scopes) > 1 and depth < scopes[-1][0]:
+                    scopes.pop()
+                    statement = None
+                elif depth == scopes[-1][0] and bodies and bodies.pop():
+                    statement = None  # a function's or a type's body ends its statement
+            elif ch == ";" and here and parens == 0 and statement is not None:
+                if not recorded:
+                    record(statement[:-1], first_line, scopes[-1][1], names, opens)
+                statement = None
+        if statement is not None:
+            statement += " "
+    return names, opens
+
+
+def record(statement, line, unnamed, names, opens):
+    s = ATTRIBUTES.sub("", statement.strip())
+    if s.startswith("namespace") or s.startswith("inline namespace"):
+        return
+    if OPENS.match(s):
+        opens.append(line)
+        return
+    if unnamed or re.match(r"^(?:\[\[[^\]]*\]\]\s*)*static\s", s):
+        name = declared_name(s)
+        if name:
+            names.append((name, line))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source-dir", type=pathlib.Path, required=True, help="the repository")
     args = parser.parse_args()
-    files = collections.defaultdict(set)
+    where = collections.defaultdict(list)
+    problems = []
     for source in sorted((args.source_dir / "src").rglob("*.cpp")):
-        for name in local_functions(source.read_text()):
-            files[name].add(source.relative_to(args.source_dir).as_posix())
-    clashes = {name: sorted(where) for name, where in files.items() if len(where) > 1}
-    for name, where in sorted(clashes.items()):
-        print(f"local function '{name}' is defined in {len(where)} sources: {', '.join(where)}; rename all but "
-              "one (a batched build makes them overloads of each other)", file=sys.stderr)
-    if not files:
-        print("found no local function under src/: the check reads nothing", file=sys.stderr)
+        rel = source.relative_to(args.source_dir).as_posix()
+        names, opens = locals_of(source.read_text())
+        for name, line in names:
+            where[name].append(f"{rel}:{line}")
+        problems += [f"{rel}:{line}: a using-directive at namespace scope brings its names into the sources "
+                     "batched after this one; put it inside the functions that need it" for line in opens]
+    for name, places in sorted(where.items()):
+        files = {p.rsplit(":", 1)[0] for p in places}
+        if len(files) > 1:
+            problems.append(f"'{name}' is declared local in {len(files)} sources: {', '.join(places)}; rename all "
+                            "but one (a batched build puts them in one translation unit)")
+    for p in problems:
+        print(p, file=sys.stderr)
+    if not where:
+        print("found nothing local under src/: the check reads nothing", file=sys.stderr)
         return 1
-    if clashes:
+    if problems:
         return 1
-    print(f"{len(files)} local function names under src/, each defined in one source")
+    print(f"{len(where)} local names under src/, each declared in one source")
     return 0
 
 
