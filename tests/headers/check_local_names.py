@@ -11,13 +11,17 @@ two types or variables of one name fail to compile once a change of files puts t
 It reads the sources as text. A declaration is the first line of a statement at an unnamed namespace's own
 level (or a static function at namespace scope); its name is the identifier before the first `(`, `{`,
 `=`, `[`, `;` or `:` of its statement, or after struct/class/enum/union/using. Braces and parentheses in
-comments and literals are skipped.
+comments and literals are skipped (tests/settings/check_registry.py's lexer).
 """
 import argparse
 import collections
 import pathlib
 import re
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "settings"))
+from check_registry import lex  # noqa: E402  the C++ lexer the settings check reads sources with
 
 ATTRIBUTES = re.compile(r"^(?:\[\[[^\]]*\]\]\s*|__attribute__\s*\(\(.*?\)\)\s*)+")
 TYPE = re.compile(r"^(?:struct|class|union|enum(?:\s+class|\s+struct)?)\s+(?:\[\[[^\]]*\]\]\s*)?(\w+)")
@@ -26,39 +30,6 @@ OPENS = re.compile(r"^using\s+(?:namespace|enum)\b")
 NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^()]*>)?\s*$")  # the last identifier, past template arguments
 KEYWORDS = {"operator", "const", "constexpr", "static", "inline", "noexcept", "return", "template", "typename"}
 NAMESPACE = re.compile(r"^\s*(?:inline\s+)?namespace\s*([\w:]*)\s*\{")
-
-
-def code_of(text):
-    """The source with comments, string and character literals blanked out (lines kept)."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append("".join("\n" if ch == "\n" else " " for ch in text[i:j]))
-            i = j
-        elif text.startswith('R"', i):
-            k = text.find("(", i)
-            end = ")" + text[i + 2:k] + '"'
-            j = text.find(end, k)
-            j = n if j < 0 else j + len(end)
-            out.append('""' + "\n" * text[i:j].count("\n"))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def declared_name(statement):
@@ -85,7 +56,7 @@ def locals_of(text):
     statement, first_line = None, 0  # the statement at the innermost namespace's level, once it begins
     recorded = False
     bodies = []  # per brace opened at that level: whether it closes the statement (a body, not an initializer)
-    for number, line in enumerate(code_of(text).splitlines(), 1):
+    for number, line in enumerate(lex(text)[0].splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
         for ch in line:
