@@ -33,15 +33,12 @@ NAMESPACE = re.compile(r"^\s*(?:inline\s+)?namespace\s*([\w:]*)\s*\{")
 
 
 def declared_name(statement):
-    """The name a namespace-scope statement declares, or None."""
-    s = ATTRIBUTES.sub("", statement.strip())
-    s = re.sub(r"^template\s*<.*?>\s*", "", s)
-    if OPENS.match(s):
-        return None
+    """The name a namespace-scope statement (its attributes stripped, no using-directive) declares, or None."""
+    s = re.sub(r"^template\s*<.*?>\s*", "", statement)
     m = TYPE.match(s) or ALIAS.match(s)
     if m:
         return m.group(1)
-    if s.startswith(("using", "namespace", "typedef", "static_assert", "extern", "friend", "#")):
+    if s.startswith(("using", "typedef", "static_assert", "extern", "friend")):
         return None
     cut = re.search(r"[({=\[;:]", s.replace("::", "  "))
     m = NAME.search(s[:cut.start()] if cut else s)
@@ -49,7 +46,8 @@ def declared_name(statement):
 
 
 def locals_of(text):
-    """(name, line) of what a source declares with internal linkage, and the lines that open a namespace."""
+    """(name, line) of what a source declares with internal linkage, and the lines of its using-directives at
+    namespace scope."""
     names, opens = [], []
     depth = parens = 0
     scopes = [(0, False)]  # namespace bodies: (brace depth of the body, unnamed)
@@ -100,13 +98,14 @@ def locals_of(text):
 
 
 def record(statement, line, unnamed, names, opens):
+    """Notes what one namespace-scope statement declares local, or its using-directive."""
     s = ATTRIBUTES.sub("", statement.strip())
-    if s.startswith("namespace") or s.startswith("inline namespace"):
+    if s.startswith(("namespace", "inline namespace")):
         return
     if OPENS.match(s):
         opens.append(line)
         return
-    if unnamed or re.match(r"^(?:\[\[[^\]]*\]\]\s*)*static\s", s):
+    if unnamed or s.startswith("static "):
         name = declared_name(s)
         if name:
             names.append((name, line))
